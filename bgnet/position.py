@@ -1,0 +1,193 @@
+"""The position type: a board seen from the player on roll.
+
+Convention (the only one in bgnet)
+----------------------------------
+A position is a ``numpy.int8`` array of 26 slots, always seen from the player
+on roll ("we", "us"):
+
+====== ==========================================================
+slot   meaning
+====== ==========================================================
+1..24  points numbered from our side: we move from 24 towards 1,
+       our home board is 1..6.  A positive count is our checkers,
+       a negative count the opponent's.
+25     our bar (count >= 0)
+0      the opponent's bar (count <= 0)
+====== ==========================================================
+
+Checkers borne off are not stored: ``15 - (our checkers on the board)``.
+Point ``p`` for us is point ``25 - p`` for the opponent, so :func:`flip`
+(reverse the array and negate it) switches the sides; it is the only way
+to change perspective.
+
+:class:`Position` wraps such an array as a small immutable value type with an
+ASCII board, pip counts and validation.  The hot loops (move generation,
+encoding) work on raw ``(N, 26)`` int8 arrays of the same layout.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import numpy as np
+
+from bgnet.errors import InvalidPositionError
+
+Board: TypeAlias = np.ndarray
+"""An int8 array of shape (26,) in the layout above."""
+
+NUM_SLOTS = 26
+CHECKERS = 15
+OUR_BAR = 25
+THEIR_BAR = 0
+
+
+def _board(points: dict[int, int]) -> Board:
+    b = np.zeros(NUM_SLOTS, dtype=np.int8)
+    for slot, n in points.items():
+        b[slot] = n
+    return b
+
+
+def flip(board: Board) -> Board:
+    """The same position seen by the other player (works on (..., 26) arrays)."""
+    return -board[..., ::-1]
+
+
+class Position:
+    """An immutable backgammon position seen from the player on roll.
+
+    Build one with :meth:`from_points` (the syntax of ``repr``), from an
+    array with ``Position(array)``, or from an ID with
+    :func:`bgnet.formats.parse_position`.
+
+    >>> p = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    >>> p == STARTING
+    True
+    """
+
+    __slots__ = ("_b",)
+
+    def __init__(self, board: Board | list[int], *, validate: bool = True) -> None:
+        b = np.array(board, dtype=np.int8).reshape(-1)
+        if validate:
+            check_board(b)
+        b.setflags(write=False)
+        self._b = b
+
+    @classmethod
+    def from_points(cls, ours: dict[int, int], theirs: dict[int, int]) -> Position:
+        """Build from checker counts per point, each side numbering from its own side.
+
+        Point 25 is that side's bar.  ``Position.from_points({6: 2}, {25: 1})``
+        is two of ours on our 6 point and one of theirs on the bar.
+        """
+        b = np.zeros(NUM_SLOTS, dtype=np.int32)
+        for p, n in ours.items():
+            if not 1 <= p <= 25 or n < 0:
+                raise InvalidPositionError(f"bad entry {p}: {n} for the side on roll")
+            b[p] += n
+        for p, n in theirs.items():
+            if not 1 <= p <= 25 or n < 0:
+                raise InvalidPositionError(f"bad entry {p}: {n} for the opponent")
+            slot = 25 - p
+            if b[slot] > 0 and n > 0:
+                raise InvalidPositionError(f"both sides have checkers on point {slot}")
+            b[slot] -= n
+        return cls(b)
+
+    @property
+    def board(self) -> Board:
+        """The read-only int8 array of 26 slots."""
+        return self._b
+
+    def ours(self) -> dict[int, int]:
+        """Our checkers per point (25 = bar)."""
+        return {p: int(self._b[p]) for p in range(1, 26) if self._b[p] > 0}
+
+    def theirs(self) -> dict[int, int]:
+        """The opponent's checkers per point, numbered from their side (25 = bar)."""
+        return {25 - s: int(-self._b[s]) for s in range(0, 25) if self._b[s] < 0}
+
+    def flip(self) -> Position:
+        """The position seen by the opponent."""
+        return Position(flip(self._b), validate=False)
+
+    def off(self) -> tuple[int, int]:
+        """Checkers borne off: (ours, theirs)."""
+        b = self._b.astype(np.int32)
+        return CHECKERS - int(b[b > 0].sum()), CHECKERS + int(b[b < 0].sum())
+
+    def pips(self) -> tuple[int, int]:
+        """Pip counts: (ours, theirs)."""
+        b = self._b.astype(np.int32)
+        idx = np.arange(NUM_SLOTS)
+        ours = int((np.where(b > 0, b, 0) * idx).sum())
+        theirs = int((np.where(b < 0, -b, 0) * (25 - idx)).sum())
+        return ours, theirs
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Position) and bool(np.array_equal(self._b, other._b))
+
+    def __hash__(self) -> int:
+        return hash(self._b.tobytes())
+
+    def __repr__(self) -> str:
+        return f"Position.from_points({self.ours()}, {self.theirs()})"
+
+    def __str__(self) -> str:
+        return draw(self._b)
+
+
+def check_board(b: Board) -> None:
+    """Raise :class:`InvalidPositionError` unless ``b`` is a legal board."""
+    if b.shape != (NUM_SLOTS,):
+        raise InvalidPositionError(f"a board has {NUM_SLOTS} slots, got shape {b.shape}")
+    if b[OUR_BAR] < 0:
+        raise InvalidPositionError("the opponent's checkers cannot be on our bar (slot 25)")
+    if b[THEIR_BAR] > 0:
+        raise InvalidPositionError("our checkers cannot be on the opponent's bar (slot 0)")
+    ours = int(b[b > 0].astype(np.int32).sum())
+    theirs = int(-b[b < 0].astype(np.int32).sum())
+    if ours > CHECKERS:
+        raise InvalidPositionError(f"the side on roll has {ours} checkers; at most {CHECKERS}")
+    if theirs > CHECKERS:
+        raise InvalidPositionError(f"the opponent has {theirs} checkers; at most {CHECKERS}")
+
+
+def draw(b: Board) -> str:
+    """An ASCII board: X is the side on roll (moving 24 -> 1), O the opponent."""
+
+    def cell(slot: int, row: int) -> str:
+        n = int(b[slot])
+        ch = "X" if n > 0 else "O"
+        n = abs(n)
+        if row < 4:
+            return f" {ch} " if n > row else "   "
+        if n > 5:
+            return f"{n:^3d}"
+        return f" {ch} " if n > row else "   "
+
+    top = list(range(13, 19)), list(range(19, 25))
+    bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
+    lines = [" +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"]
+    for row in range(5):
+        lines.append(" |" + "".join(cell(p, row) for p in top[0]) + "|   |" + "".join(cell(p, row) for p in top[1]) + "|")
+    lines.append(" |" + " " * 18 + f"|{-int(b[0]):^3d}|" + " " * 18 + "|  O bar")
+    lines.append(" |" + " " * 18 + f"|{int(b[25]):^3d}|" + " " * 18 + "|  X bar")
+    for row in range(4, -1, -1):
+        lines.append(" |" + "".join(cell(p, row) for p in bottom[0]) + "|   |" + "".join(cell(p, row) for p in bottom[1]) + "|")
+    lines.append(" +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+")
+    pos = Position(b, validate=False)
+    (px, po), (ox, oo) = pos.pips(), pos.off()
+    lines.append(f" X (on roll): pips {px}, off {ox}    O: pips {po}, off {oo}")
+    return "\n".join(lines)
+
+
+STARTING = Position(_board({6: 5, 8: 3, 13: 5, 24: 2, 19: -5, 17: -3, 12: -5, 1: -2}))
+"""The standard 2-5-3-5 set-up."""
+
+NACKGAMMON = Position(
+    _board({6: 4, 8: 3, 13: 4, 23: 2, 24: 2, 19: -4, 17: -3, 12: -4, 2: -2, 1: -2})
+)
+"""The nackgammon set-up: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6."""

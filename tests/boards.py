@@ -1,0 +1,24 @@
+"""Shared test helpers: a tiny position builder whose syntax matches ``repr(Position)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bgnet.dice import Dice
+from bgnet.movegen import generate
+from bgnet.position import Position, flip
+
+
+def pos(ours: dict[int, int], theirs: dict[int, int]) -> Position:
+    """``pos({24: 2, 13: 5}, {25: 1})``: our checkers per point, theirs per point (each from its own side)."""
+    return Position.from_points(ours, theirs)
+
+
+def after(position: Position, dice: str) -> set[Position]:
+    """The distinct results of a roll, seen from the mover (not flipped), for readable assertions."""
+    d = Dice.parse(dice)
+    batch = generate(position.board[None, :], np.array([[d.high, d.low]]))
+    rows = batch.positions[batch.offsets[0] : batch.offsets[1]]
+    found = [Position(flip(r)) for r in rows]
+    assert len(set(found)) == len(found), "a result is listed twice"
+    return set(found)
