@@ -43,13 +43,11 @@ from bgnet.position import NUM_SLOTS, Position
 MAX_STEPS = 4
 _TABLE_MASK = 1023  # de-duplication table of a non-double roll (it has at most ~100 results)
 
-_ZOBRIST = np.random.default_rng(0x6267_6E65).integers(
-    0, 2**63, size=(NUM_SLOTS, 32), dtype=np.int64
-)
+_ZOBRIST = np.random.default_rng(0x6267_6E65).integers(0, 2**63, size=(NUM_SLOTS, 32), dtype=np.int64)
 """Random keys per (slot, count + 16): the hash that de-duplicates results."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _can_move(w, s, d, outside):
     """Whether our checker on ``s`` may move ``d`` pips (``w[s] > 0``, bar rule checked by caller)."""
     t = s - d
@@ -65,7 +63,7 @@ def _can_move(w, s, d, outside):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply(w, s, d):
     """Move one checker from ``s`` by ``d``; return 1 if it hit a blot."""
     w[s] -= 1
@@ -79,7 +77,7 @@ def _apply(w, s, d):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _undo(w, s, d, hit):
     w[s] += 1
     t = s - d
@@ -91,14 +89,14 @@ def _undo(w, s, d, hit):
             w[t] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _outside_after(outside, s, d):
     if s >= 7 and s - d <= 6:
         return outside - 1
     return outside
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _write(w, src, dice_seq, nsteps, out_pos, out_steps, row):
     for i in range(NUM_SLOTS):
         out_pos[row, i] = -w[NUM_SLOTS - 1 - i]
@@ -114,33 +112,49 @@ def _write(w, src, dice_seq, nsteps, out_pos, out_steps, row):
 
 
 @njit(cache=True)
-def _gen_double(w, d, out_pos, out_steps, base, cap, src, dseq, hits, nexts, outs, child):
-    """Results of a double ``d``; returns how many, or -1 if the buffer is full."""
+def _gen_double(w, d, out_pos, out_steps, base, cap, src, dseq, hits, nexts, outs, child, cand):
+    """Results of a double ``d``; returns how many, or -1 if the buffer is full.
+
+    A depth-first search without recursion over sources in non-increasing
+    order.  ``cand`` lists the sources worth trying; ``nexts[k]`` is the
+    index in it where level ``k`` goes on.  With no checker on the bar and
+    four or more outside the home board no step can bear off and no point
+    turns from open to blocked, so only points whose destination is open
+    are listed and no further check is needed.
+    """
     for k in range(MAX_STEPS):
         dseq[k] = d
     outside = 0
     for p in range(7, NUM_SLOTS):
         if w[p] > 0:
             outside += w[p]
+    contact = w[25] == 0 and outside >= MAX_STEPS
+    nc = 0
+    for p in range(25, 0, -1):
+        if not contact or (p - d >= 1 and w[p] >= -1 and w[p - d] >= -1):
+            cand[nc] = p
+            nc += 1
     n = 0
     maxd = 0
     k = 0
-    nexts[0] = 25
+    nexts[0] = 0
     child[0] = False
     while k >= 0:
-        s = nexts[k]
+        i = nexts[k]
         if w[25] > 0:
-            # Checkers on the bar enter before anything else moves.
-            if s < 25 or not _can_move(w, 25, d, outside):
-                s = 0
+            # Checkers on the bar (cand[0] == 25) enter before anything else moves.
+            if i > 0 or not _can_move(w, 25, d, outside):
+                i = nc
         else:
-            while s >= 1:
-                if w[s] > 0 and _can_move(w, s, d, outside):
+            while i < nc:
+                s = cand[i]
+                if w[s] > 0 and (contact or _can_move(w, s, d, outside)):
                     break
-                s -= 1
-        if s >= 1:
+                i += 1
+        if i < nc:
+            s = cand[i]
             child[k] = True
-            nexts[k] = s - 1
+            nexts[k] = i + 1
             src[k] = s
             outs[k] = outside
             hits[k] = _apply(w, s, d)
@@ -157,7 +171,7 @@ def _gen_double(w, d, out_pos, out_steps, base, cap, src, dseq, hits, nexts, out
                 outside = outs[k]
             else:
                 k += 1
-                nexts[k] = s
+                nexts[k] = i
                 child[k] = False
         else:
             if not child[k] and k > 0 and k >= maxd:
@@ -175,7 +189,7 @@ def _gen_double(w, d, out_pos, out_steps, base, cap, src, dseq, hits, nexts, out
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hash(w, zob):
     h = 0
     for i in range(NUM_SLOTS):
@@ -183,7 +197,7 @@ def _hash(w, zob):
     return h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _apply_hashed(w, s, d, h, zob):
     """:func:`_apply` that also updates the Zobrist hash ``h``; returns (hit, h)."""
     h ^= zob[s, w[s] + 16] ^ zob[s, w[s] + 15]
@@ -198,7 +212,9 @@ def _apply_hashed(w, s, d, h, zob):
 
 
 @njit(cache=True)
-def _gen_mixed(w, hi, lo, out_pos, out_steps, base, cap, src, dseq, zob, cand, hashes, table_stamp, table_row, stamp):
+def _gen_mixed(
+    w, hi, lo, out_pos, out_steps, base, cap, src, dseq, zob, cand, hashes, table_stamp, table_row, stamp
+):
     """Results of a non-double roll ``hi > lo``; returns how many, or -1 if the buffer is full.
 
     Both orders of the dice are tried and equal results kept once, using an
@@ -215,17 +231,22 @@ def _gen_mixed(w, hi, lo, out_pos, out_steps, base, cap, src, dseq, zob, cand, h
     for p in range(7, NUM_SLOTS):
         if w[p] > 0:
             outside += w[p]
-    ncand = np.zeros(2, dtype=np.int64)
     contact = w[25] == 0 and outside >= 2
-    for k in range(2):
-        d = hi if k == 0 else lo
-        if w[25] > 0:
-            cand[k, 0] = 25
-            ncand[k] = 1
-        for p in range(24, 0, -1):
-            if w[p] > 0 and (not contact or (p - d >= 1 and w[p - d] >= -1)):
-                cand[k, ncand[k]] = p
-                ncand[k] += 1
+    nhi = 0
+    nlo = 0
+    if w[25] > 0:
+        cand[0, 0] = 25
+        cand[1, 0] = 25
+        nhi = 1
+        nlo = 1
+    for p in range(24, 0, -1):
+        if w[p] > 0:
+            if not contact or (p - hi >= 1 and w[p - hi] >= -1):
+                cand[0, nhi] = p
+                nhi += 1
+            if not contact or (p - lo >= 1 and w[p - lo] >= -1):
+                cand[1, nlo] = p
+                nlo += 1
     h0 = _hash(w, zob)
     n = 0
     can_hi = False
@@ -235,7 +256,7 @@ def _gen_mixed(w, hi, lo, out_pos, out_steps, base, cap, src, dseq, zob, cand, h
         d2 = lo if k == 0 else hi
         dseq[0] = d1
         dseq[1] = d2
-        for a in range(ncand[k]):
+        for a in range(nhi if k == 0 else nlo):
             s1 = cand[k, a]
             if (w[25] > 0) != (s1 == 25) or not _can_move(w, s1, d1, outside):
                 continue
@@ -251,7 +272,7 @@ def _gen_mixed(w, hi, lo, out_pos, out_steps, base, cap, src, dseq, zob, cand, h
             # In contact, a low-die-first play whose second step moves another
             # checker is the same position as a high-first play (the swap is
             # legal), so only the same checker going on is new.
-            last = 0 if contact and k == 1 else ncand[1 - k]
+            last = 0 if contact and k == 1 else (nlo if k == 0 else nhi)
             for b in range(-1, last):
                 s2 = t1 if b < 0 else cand[1 - k, b]
                 if b < 0 and not fresh:
@@ -315,7 +336,6 @@ def _generate_chunk(boards, dice, start, out_pos, out_steps, offsets, zob):
     nexts = np.empty(MAX_STEPS, dtype=np.int64)
     outs = np.empty(MAX_STEPS, dtype=np.int64)
     child = np.empty(MAX_STEPS, dtype=np.bool_)
-    occ = np.empty(NUM_SLOTS, dtype=np.int64)
     hashes = np.empty(_TABLE_MASK + 1, dtype=np.int64)
     table_row = np.empty(_TABLE_MASK + 1, dtype=np.int64)
     table_stamp = np.zeros(_TABLE_MASK + 1, dtype=np.int64)
@@ -330,11 +350,45 @@ def _generate_chunk(boards, dice, start, out_pos, out_steps, offsets, zob):
         a = dice[i, 0]
         b = dice[i, 1]
         if a == b:
-            n = _gen_double(w, a, out_pos, out_steps, total, cap, src, dseq, hits, nexts, outs, child)
+            n = _gen_double(
+                w, a, out_pos, out_steps, total, cap, src, dseq, hits, nexts, outs, child, cand[0]
+            )
         elif a > b:
-            n = _gen_mixed(w, a, b, out_pos, out_steps, total, cap, src, dseq, zob, cand, hashes, table_stamp, table_row, i + 1)
+            n = _gen_mixed(
+                w,
+                a,
+                b,
+                out_pos,
+                out_steps,
+                total,
+                cap,
+                src,
+                dseq,
+                zob,
+                cand,
+                hashes,
+                table_stamp,
+                table_row,
+                i + 1,
+            )
         else:
-            n = _gen_mixed(w, b, a, out_pos, out_steps, total, cap, src, dseq, zob, cand, hashes, table_stamp, table_row, i + 1)
+            n = _gen_mixed(
+                w,
+                b,
+                a,
+                out_pos,
+                out_steps,
+                total,
+                cap,
+                src,
+                dseq,
+                zob,
+                cand,
+                hashes,
+                table_stamp,
+                table_row,
+                i + 1,
+            )
         if n < 0:
             break
         total += n
@@ -369,13 +423,9 @@ class MoveGenerator:
             self._offsets = np.empty(len(boards) + 1, dtype=np.int64)
         lo = 0
         while lo < len(boards):
-            k = _generate_chunk(
-                boards, dice, lo, self.positions, self.steps, self._offsets, _ZOBRIST
-            )
+            k = _generate_chunk(boards, dice, lo, self.positions, self.steps, self._offsets, _ZOBRIST)
             if k == 0:
-                raise RuntimeError(
-                    f"one roll has more results than the buffer holds ({len(self.positions)})"
-                )
+                raise RuntimeError(f"one roll has more results than the buffer holds ({len(self.positions)})")
             total = self._offsets[k]
             yield lo, lo + k, self._offsets[: k + 1], self.positions[:total], self.steps[:total]
             lo += k

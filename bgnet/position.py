@@ -172,12 +172,26 @@ def draw(b: Board) -> str:
     bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
     lines = [" +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"]
     for row in range(5):
-        lines.append(" |" + "".join(cell(p, row) for p in top[0]) + "|   |" + "".join(cell(p, row) for p in top[1]) + "|")
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in top[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in top[1])
+            + "|"
+        )
     lines.append(" |" + " " * 18 + f"|{-int(b[0]):^3d}|" + " " * 18 + "|  O bar")
     lines.append(" |" + " " * 18 + f"|{int(b[25]):^3d}|" + " " * 18 + "|  X bar")
     for row in range(4, -1, -1):
-        lines.append(" |" + "".join(cell(p, row) for p in bottom[0]) + "|   |" + "".join(cell(p, row) for p in bottom[1]) + "|")
-    lines.append(" +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+")
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in bottom[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in bottom[1])
+            + "|"
+        )
+    lines.append(
+        " +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+"
+    )
     pos = Position(b, validate=False)
     (px, po), (ox, oo) = pos.pips(), pos.off()
     lines.append(f" X (on roll): pips {px}, off {ox}    O: pips {po}, off {oo}")
@@ -187,7 +201,5 @@ def draw(b: Board) -> str:
 STARTING = Position(_board({6: 5, 8: 3, 13: 5, 24: 2, 19: -5, 17: -3, 12: -5, 1: -2}))
 """The standard 2-5-3-5 set-up."""
 
-NACKGAMMON = Position(
-    _board({6: 4, 8: 3, 13: 4, 23: 2, 24: 2, 19: -4, 17: -3, 12: -4, 2: -2, 1: -2})
-)
+NACKGAMMON = Position(_board({6: 4, 8: 3, 13: 4, 23: 2, 24: 2, 19: -4, 17: -3, 12: -4, 2: -2, 1: -2}))
 """The nackgammon set-up: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6."""

@@ -7,13 +7,12 @@ side, before the board turns to the opponent.
 
 import numpy as np
 import pytest
+from boards import after, pos
 
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, Dice, opening_roll
 from bgnet.errors import InvalidDiceError, InvalidPositionError
 from bgnet.game import Outcome, ResultKind, outcome, play_game
 from bgnet.position import NACKGAMMON, STARTING, Position, flip
-
-from boards import after, pos
 
 
 def test_starting_position_is_2_5_3_5_for_both_sides():
@@ -149,7 +148,7 @@ def test_larger_die_must_be_played_when_either_but_not_both_can():
     res = after(p, "64")
     assert res == set()
     q = pos({10: 1}, {20: 2, 24: 2, 19: 2})  # theirs on our 5, 1, 6
-    # 5-4: 10/5 blocked; 10/6 blocked. 6-3: 10/4 then 4/1 blocked; 10/7 then 7/1 blocked: one die only -> the 6.
+    # 6-3: 10/4 then 4/1 blocked; 10/7 then 7/1 blocked: one die only, the 6.
     assert after(q, "63") == {pos({4: 1}, {20: 2, 24: 2, 19: 2})}
 
 

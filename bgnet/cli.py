@@ -1,0 +1,144 @@
+"""The ``bgnet`` command line.
+
+Bad input (a malformed position, impossible dice, an unreadable file) prints
+one line that names the problem on stderr and exits with code 2; never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from bgnet.dice import Dice
+from bgnet.errors import BgnetError
+from bgnet.formats import parse_position, position_id
+from bgnet.movegen import MoveBatch, generate
+from bgnet.notation import format_play
+from bgnet.position import Position
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+        self.exit(EXIT_BAD_INPUT, f"bgnet: error: {message}\n")
+
+
+def _plays_json(position: Position, dice: Dice, batch: MoveBatch, i: int) -> dict:
+    rows = range(batch.offsets[i], batch.offsets[i + 1])
+    plays = []
+    for r in rows:
+        steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
+        plays.append(
+            {"play": format_play(position.board, steps), "position": position_id(batch.positions[r])}
+        )
+    return {"position": position_id(position.board), "dice": [dice.high, dice.low], "plays": plays}
+
+
+def _moves_one(args: argparse.Namespace) -> int:
+    if args.dice is None:
+        raise BgnetError("give the dice after the position, like 31 or 3-1")
+    position, _ = parse_position(args.position)
+    dice = Dice.parse(args.dice)
+    batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
+    result = _plays_json(position, dice, batch, 0)
+    if args.json:
+        print(json.dumps(result))
+    elif not result["plays"]:
+        print("no legal play", file=sys.stderr)
+    else:
+        width = max(len(p["play"]) for p in result["plays"])
+        for p in result["plays"]:
+            print(f"{p['play']:<{width}}  {p['position']}")
+    return 0
+
+
+def _read_lines(path: str) -> Iterable[str]:
+    if path == "-":
+        return sys.stdin.read().splitlines()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError as e:
+        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
+
+
+def _moves_batch(args: argparse.Namespace) -> int:
+    """Lines ``POSITION DICE``; one JSON object per line, in order; errors as ``{"error": ...}``."""
+    parsed: list[tuple[Position, Dice] | str] = []
+    for n, line in enumerate(_read_lines(args.batch), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 2:
+                raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
+            parsed.append((parse_position(parts[0])[0], Dice.parse(parts[1])))
+        except BgnetError as e:
+            parsed.append(f"line {n}: {e}")
+    good = [p for p in parsed if not isinstance(p, str)]
+    batch = generate(
+        np.array([p.board for p, _ in good], dtype=np.int8).reshape(-1, 26),
+        np.array([[d.high, d.low] for _, d in good], dtype=np.int64).reshape(-1, 2),
+    )
+    errors = 0
+    i = 0
+    out = sys.stdout
+    for item in parsed:
+        if isinstance(item, str):
+            errors += 1
+            print(f"bgnet: error: {item}", file=sys.stderr)
+            out.write(json.dumps({"error": item}) + "\n")
+        else:
+            out.write(json.dumps(_plays_json(item[0], item[1], batch, i)) + "\n")
+            i += 1
+    return EXIT_BAD_INPUT if errors else 0
+
+
+def _cmd_moves(args: argparse.Namespace) -> int:
+    if args.batch is not None:
+        if args.position is not None:
+            raise BgnetError("give either --batch FILE or POSITION DICE, not both")
+        return _moves_batch(args)
+    if args.position is None:
+        raise BgnetError("give POSITION DICE (or --batch FILE)")
+    return _moves_one(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="bgnet", description="bgnet: a backgammon engine")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    moves = sub.add_parser(
+        "moves",
+        help="list the legal plays of a roll",
+        description="List the distinct legal plays of a roll: the play in gnubg notation and the "
+        "GNUBG Position ID of the result, seen by the opponent (now on roll).",
+    )
+    moves.add_argument("position", nargs="?", help="GNUBG Position ID, positionid:matchid, or XGID")
+    moves.add_argument("dice", nargs="?", help="the roll, like 31 or 3-1")
+    moves.add_argument("--json", action="store_true", help="print one JSON object")
+    moves.add_argument(
+        "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
+    )
+    moves.set_defaults(func=_cmd_moves)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except BgnetError as e:
+        print(f"bgnet: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
