@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 
 from bgnet.dice import Dice
 from bgnet.movegen import generate
@@ -22,3 +23,17 @@ def after(position: Position, dice: str) -> set[Position]:
     found = [Position(flip(r)) for r in rows]
     assert len(set(found)) == len(found), "a result is listed twice"
     return set(found)
+
+
+@st.composite
+def legal_boards(draw: st.DrawFn) -> np.ndarray:
+    """Random legal boards: <= 15 checkers a side, never both sides on a point."""
+    ours = draw(st.lists(st.integers(1, 25), max_size=15))
+    theirs = draw(st.lists(st.integers(0, 24), max_size=15))
+    b = np.zeros(26, dtype=np.int8)
+    for slot in ours:
+        b[slot] += 1
+    for slot in theirs:
+        if b[slot] <= 0:
+            b[slot] -= 1
+    return b

@@ -26,6 +26,7 @@ import itertools
 import gnubg_nn
 import numpy as np
 import pytest
+from boards import legal_boards
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,20 +52,6 @@ B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 # --------------------------------------------------------------------------
 # Strategies and independent helpers
 # --------------------------------------------------------------------------
-
-
-@st.composite
-def legal_boards(draw: st.DrawFn) -> np.ndarray:
-    """Random legal boards: <= 15 checkers a side, never both sides on a point."""
-    ours = draw(st.lists(st.integers(1, 25), max_size=15))
-    theirs = draw(st.lists(st.integers(0, 24), max_size=15))
-    b = np.zeros(26, dtype=np.int8)
-    for slot in ours:
-        b[slot] += 1
-    for slot in theirs:
-        if b[slot] <= 0:
-            b[slot] -= 1
-    return b
 
 
 def pack_bits(bits: str, n_bytes: int) -> str:

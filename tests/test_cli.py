@@ -1,0 +1,102 @@
+"""The ``bgnet moves`` command: text and JSON output, batches, bad input."""
+
+import json
+import subprocess
+import sys
+
+import gnubg_nn
+import pytest
+
+from bgnet.cli import main
+from bgnet.formats import board_from_position_id, board_to_gnubg, position_id
+from bgnet.position import Position, flip
+
+START = "4HPwATDgc/ABMA"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_moves_lists_one_play_per_line_with_the_resulting_id(capsys):
+    code, out, _ = run(capsys, "moves", START, "31")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 16
+    plays = {line.split()[-1]: " ".join(line.split()[:-1]) for line in lines}
+    assert plays["sGfwATDgc/ABMA"] == "8/5 6/5"
+
+
+def test_moves_json_matches_gnubg_and_ids_are_seen_by_the_opponent(capsys):
+    code, out, _ = run(capsys, "moves", START, "3-1", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["position"] == START and doc["dice"] == [3, 1]
+    assert {"8/5 6/5", "24/21 6/5", "13/9"} <= {p["play"] for p in doc["plays"]}
+    # Each resulting ID, seen by the opponent now on roll, flipped back, is one of gnubg's results.
+    theirs = {
+        tuple(map(tuple, gnubg_nn.board_from_position_key(k)))
+        for k in gnubg_nn.moves(board_to_gnubg(board_from_position_id(START)), 3, 1)
+    }
+    ours = {
+        tuple(map(tuple, board_to_gnubg(flip(board_from_position_id(p["position"]))))) for p in doc["plays"]
+    }
+    assert ours == theirs
+
+
+def test_an_xgid_is_accepted_and_gives_the_same_plays_as_its_position_id(capsys):
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+    _, out_x, _ = run(capsys, "moves", xgid, "52", "--json")
+    doc = json.loads(out_x)
+    _, out_p, _ = run(capsys, "moves", doc["position"], "52", "--json")
+    assert json.loads(out_p)["plays"] == doc["plays"] and doc["position"] == START
+
+
+def test_no_legal_play_gives_an_empty_list(capsys):
+    # One of ours on the bar against their closed home board (our points 19-24).
+    closed = Position.from_points({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2})
+    code, out, _ = run(capsys, "moves", position_id(closed.board), "66", "--json")
+    assert code == 0 and json.loads(out)["plays"] == []
+
+
+def test_batch_writes_one_object_per_line_in_order(capsys, tmp_path):
+    f = tmp_path / "in.txt"
+    f.write_text(f"{START} 66\n\n{START} 2-1\n")
+    code, out, _ = run(capsys, "moves", "--batch", str(f))
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [d["dice"] for d in docs] == [[6, 6], [2, 1]]
+    start = board_to_gnubg(board_from_position_id(START))
+    assert len(docs[0]["plays"]) == len(gnubg_nn.moves(start, 6, 6))
+    assert len(docs[1]["plays"]) == len(gnubg_nn.moves(start, 2, 1))
+
+
+def test_batch_reports_a_bad_line_in_place_and_exits_2(capsys, tmp_path):
+    f = tmp_path / "in.txt"
+    f.write_text(f"{START} 31\nnot-an-id 31\n{START} 71\n{START} 44\n")
+    code, out, err = run(capsys, "moves", "--batch", str(f))
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 2 and len(docs) == 4
+    assert "plays" in docs[0] and "plays" in docs[3]
+    assert "line 2" in docs[1]["error"] and "line 3" in docs[2]["error"] and "1 to 6" in docs[2]["error"]
+    assert "line 2" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["moves", "4HPwATDgc/AB!A", "31"], "bad character"),
+        (["moves", "4HPwATDgc/AB", "31"], "14 characters"),
+        (["moves", "/////////////w", "31"], "more than 15 checkers"),
+        (["moves", START, "71"], "1 to 6"),
+        (["moves", START, "x"], "two digits"),
+        (["moves", START], "dice"),
+        (["moves", "--batch", "/nonexistent/file"], "cannot read"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_the_problem(argv, words):
+    proc = subprocess.run(
+        [sys.executable, "-m", "bgnet.cli", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr
+    assert "Traceback" not in proc.stderr
