@@ -126,7 +126,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
     )
     moves.set_defaults(func=_cmd_moves)
+
+    train = sub.add_parser(
+        "train",
+        help="train a network by TD(lambda) self-play",
+        description="Train by TD(lambda) self-play into runs/<name>/; running it again resumes.",
+    )
+    try:  # the apps layer reaches into training/ only here, and only when it is installed
+        from training import cli as training_cli
+    except ImportError:
+        train.set_defaults(func=lambda _a: _fail("the training package is not installed"))
+    else:
+        training_cli.add_arguments(train)
+        train.set_defaults(func=training_cli.run)
     return parser
+
+
+def _fail(message: str) -> int:
+    raise BgnetError(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -94,3 +94,23 @@ def play_game(
             return GameRecord(turns, pts if winner == 0 else -pts)
         dice = roll(rng)
     raise RuntimeError(f"game did not end in {max_turns} turns")
+
+
+def final_probabilities(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact probabilities of finished games, vectorised over (N, 26) boards.
+
+    Returns ``(over, probs)``: ``over[i]`` is True when the side *not* on roll
+    has borne off all its checkers (the way every game ends: the mover bore
+    off its last checker), and ``probs[i]`` are then the exact 5
+    probabilities for the side on roll, which lost: (0, 0, 0, gammon,
+    backgammon).  Rows not over are zero.
+    """
+    b = np.asarray(boards).reshape(-1, 26)
+    over = ~(b < 0).any(axis=1)
+    ours = np.where(b > 0, b, 0).astype(np.int32)
+    gammon = over & (ours.sum(axis=1) == 15)
+    backgammon = gammon & (ours[:, 19:26].sum(axis=1) > 0)
+    probs = np.zeros((len(b), 5), dtype=np.float32)
+    probs[:, 3] = gammon
+    probs[:, 4] = backgammon
+    return over, probs

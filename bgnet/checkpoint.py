@@ -1,0 +1,86 @@
+"""Checkpoint files: one ``torch.save`` dict, written atomically, checked on load.
+
+A checkpoint holds the network's weights and shape, the encoder's name and
+version, the config that made it, and (for training checkpoints) the
+optimizer, counters and RNG states.  Loading one that does not match the
+code (another encoder version, another shape) or that is not a readable
+checkpoint raises :class:`CheckpointError` with a message that says what is
+wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from bgnet.encoding import Encoder, get_encoder
+from bgnet.errors import BgnetError
+from bgnet.network import ValueNet
+
+FORMAT = "bgnet-checkpoint-1"
+
+
+class CheckpointError(BgnetError):
+    """A checkpoint that is missing, corrupt, or made for other code."""
+
+
+def save(path: str | Path, state: dict[str, Any]) -> Path:
+    """Write ``state`` to ``path`` atomically: a temporary file in the same folder, then a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        torch.save({"format": FORMAT, **state}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """Read a checkpoint dict, or raise CheckpointError naming the problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint file at {path}")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many types for a damaged file
+        raise CheckpointError(f"{path} is not a readable bgnet checkpoint ({type(e).__name__}: {e})") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a bgnet checkpoint (format {FORMAT} expected)")
+    return state
+
+
+def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder]:
+    """Build the network of a checkpoint dict, checking it against this code."""
+    try:
+        encoder = get_encoder(state["encoder"])
+    except (KeyError, ValueError) as e:
+        raise CheckpointError(f"{source}: unknown encoder ({e})") from None
+    if state.get("encoder_version") != encoder.version:
+        raise CheckpointError(
+            f"{source} was made with encoder version {state.get('encoder_version')!r}; "
+            f"this code has {encoder.version!r}"
+        )
+    shape = state["shape"]
+    if shape["inputs"] != encoder.width:
+        raise CheckpointError(
+            f"{source} expects {shape['inputs']} inputs; encoder {encoder.name} gives {encoder.width}"
+        )
+    model = ValueNet(shape["inputs"], shape["hidden"], shape["activation"])
+    try:
+        model.load_state_dict(state["model"])
+    except RuntimeError as e:
+        raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {e}") from None
+    return model, encoder
+
+
+def load_network(path: str | Path) -> tuple[ValueNet, Encoder, dict[str, Any]]:
+    """The network, encoder and checkpoint dict stored at ``path``."""
+    state = read(path)
+    model, encoder = network_from(state, str(path))
+    model.eval()
+    return model, encoder, state

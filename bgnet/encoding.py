@@ -1,0 +1,665 @@
+"""Network inputs: boards turned into float32 feature vectors.
+
+Every encoder sees the position from the side **on roll** (the convention of
+:mod:`bgnet.position`); the network evaluates it for that side, so no input
+says whose turn it is.  An :class:`Encoder` is a named list of
+:class:`FeatureBlock` (name, width, doc); its width is the sum of the blocks'
+widths and its ``version`` string is what a checkpoint stores.  Blocks named
+``our_*`` describe the side on roll and ``their_*`` the opponent, computed by
+the same code on the flipped board, so encoding ``flip(board)`` swaps every
+``our_X`` with ``their_X`` and leaves the other blocks as they are.
+
+``encode`` runs a Numba kernel over the batch, writing into a buffer the
+caller may reuse (self-play encodes every candidate position).
+
+TESAURO_198 (``tesauro198-v1``)
+-------------------------------
+The raw encoding of TD-Gammon: G. Tesauro, "Practical issues in temporal
+difference learning", Machine Learning 8 (1992) 257-277, with the exact 198
+units as described in R. S. Sutton and A. G. Barto, "Reinforcement Learning:
+An Introduction" (1998, section 11.1; 2nd ed. 2018, section 16.1): for each
+side and each of the 24 points four units (``n >= 1``, ``n >= 2``,
+``n >= 3``, ``(n - 3) / 2`` when ``n > 3``), the checkers on the bar ``/ 2``
+and borne off ``/ 15`` for each side, and two units for the side to move.
+The publications give no index order; ours is side-major:
+
+=================  ===========================================================
+index              unit
+=================  ===========================================================
+``4(p-1) + k``     our checkers ``n`` on our point ``p`` (1..24, slot ``p``):
+                   ``k=0``: ``n>=1``; ``k=1``: ``n>=2``; ``k=2``: ``n>=3``;
+                   ``k=3``: ``(n-3)/2`` if ``n>3`` else 0  (0..95)
+96                 our checkers on the bar / 2
+97                 our checkers borne off / 15
+``98 + 4(p-1)+k``  the opponent's checkers on *their* point ``p`` (their
+                   numbering: our slot ``25 - p``), same four units (98..193)
+194                the opponent's checkers on the bar / 2
+195                the opponent's checkers borne off / 15
+196                turn unit of the first side ("us"): always 1, we are on roll
+197                turn unit of the second side: always 0
+=================  ===========================================================
+
+The two turn units are constant in our convention (they act as a bias); they
+are kept so that the layout is Tesauro's, unit for unit.  Values lie in
+``[0, 7.5]`` (``(15 - 3) / 2 = 6`` on a point, ``15 / 2`` on the bar).
+
+EXTENDED (``extended-v1``)
+--------------------------
+Indices 0..197 are TESAURO_198 exactly; then ``race`` (198) and, from 199,
+thirteen units for us followed by the same thirteen for the opponent
+(hand-crafted features in the spirit of gnubg's ``CalculateHalfInputs``),
+each scaled to about ``[0, 1]``:
+
+===================  ====  ===================================================
+block (``our_``/     width meaning (for that side, "we"; the other side "they")
+``their_`` + name)
+===================  ====  ===================================================
+pips                 1     our pip count / 167 (1.0 at the start; max 2.25)
+pip_lead             1     ``max(0, their pips - our pips) / 167``
+off3                 3     checkers borne off in gnubg's three units:
+                           ``min(off,5)/5``, ``clip(off-5,0,5)/5``,
+                           ``clip(off-10,0,5)/5``
+home                 1     our checkers in our home board (points 1..6) / 15
+blots                1     our blots (single checkers on points 1..24) / 6
+exposure             1     rolls of 36 with which they can hit one of our
+                           blots, direct or indirect, / 36 (see below)
+hit_loss             1     mean over the 36 rolls of the pips we lose to the
+                           costliest hit they can make (``25 - p`` for a blot
+                           on ``p``; 0 for a roll that hits nothing) / 24
+anchors              1     our points (2+ checkers) in their home board
+                           (our 19..24) / 3
+prime                1     longest run of consecutive points we hold / 6
+prime_loc            1     the highest point of that run / 24 (the lowest
+                           such run on ties; 0 when we hold no point)
+escapes              1     gnubg's ``Escapes`` of our rearmost checker / 36
+===================  ====  ===================================================
+
+``race`` (1 unit, shared) is 1 when no contact is left: every checker of
+ours is in front of every checker of theirs (the bars count as points 25/0).
+
+*Exposure* is close to gnubg's ``I_P1`` (rolls that hit at least one
+checker, / 36) and ``hit_loss`` to its ``I_PIPLOSS`` (gnubg adds up the
+pips of every checker a roll hits and divides by 12 * 36; we charge each
+roll the costliest single blot it can hit and divide by 24 * 36).  For each
+of the 36 rolls we ask whether some sequence of their steps lands on one of
+our blots: their checkers on the bar enter first (two or more on the bar
+with a non-double: only entering hits; a double enters up to four and any
+checker may play the steps left); a point we hold blocks a landing and so
+an indirect shot through it; a non-double moves one checker with both dice
+through either open intermediate point; a double moves one checker up to
+the steps it has left.  This ignores the rule that a play must use as many
+dice as possible (a hit after which the other die cannot be played is
+illegal when another play uses both), so it can count a roll too many: on
+the positions of ``tests/data/movegen_positions.txt`` it equals the count
+from the move generator's legal plays for about 99.7% of them.  A blot 6
+pips in front of a lone checker with nothing between is hit by 17 rolls
+(11 sixes, 5-1, 4-2, 3-3, 2-2).  Without checkers of theirs on the bar the
+count uses precomputed 36-bit roll masks per (distance, blocked points),
+otherwise a roll-by-roll search.
+
+*Escapes* are those of gnubg's ``Escapes()``: the number of the 36 rolls with
+which our rearmost checker (the bar is point 25) can move the whole roll
+without landing on a point they hold, looking at the 12 points in front of
+it (points past our 1 point count as open) and playing a double as two steps
+only.  A full prime in front gives 0, an open board 36; despite the name it
+counts rolls that move the checker in full, not rolls that pass every
+opposing point.  It is 36 when we have no checker left on the board.
+
+Speed (one core, ``_bench`` in ``tests/test_encoding.py``): about 7 million
+positions per second for TESAURO_198 and 0.7-0.9 million for EXTENDED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from bgnet.errors import BgnetError
+from bgnet.position import CHECKERS, NUM_SLOTS
+
+__all__ = [
+    "ENCODERS",
+    "EXTENDED",
+    "TESAURO_198",
+    "Encoder",
+    "FeatureBlock",
+    "UnknownEncoderError",
+    "get_encoder",
+]
+
+
+class UnknownEncoderError(BgnetError):
+    """An encoder name that is not in :data:`ENCODERS`."""
+
+
+@dataclass(frozen=True)
+class FeatureBlock:
+    """A named run of ``width`` consecutive inputs."""
+
+    name: str
+    width: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """A board -> float32 vector mapping made of named blocks.
+
+    ``encode(boards)`` takes an ``(N, 26)`` int8 array (or one ``(26,)``
+    board, giving one row) and returns ``(N, width)`` float32.  With ``out``
+    (float32, ``width`` columns, at least ``N`` rows, C-contiguous) the rows
+    are written there and ``out[:N]`` is returned, so one buffer can serve
+    batches of any size up to its length.
+    """
+
+    name: str
+    version: str
+    blocks: tuple[FeatureBlock, ...]
+    kernel: Callable[[np.ndarray, np.ndarray], None] = field(repr=False, compare=False)
+    width: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        names = [b.name for b in self.blocks]
+        if len(set(names)) != len(names):
+            raise ValueError(f"duplicate block names in encoder {self.name}")
+        object.__setattr__(self, "width", sum(b.width for b in self.blocks))
+
+    def slices(self) -> dict[str, slice]:
+        """The columns of each block, by name, in order."""
+        out, start = {}, 0
+        for b in self.blocks:
+            out[b.name] = slice(start, start + b.width)
+            start += b.width
+        return out
+
+    def layout(self) -> str:
+        """A text table of the blocks: columns, name, doc."""
+        lines = []
+        for b, s in zip(self.blocks, self.slices().values(), strict=True):
+            cols = f"{s.start}" if b.width == 1 else f"{s.start}..{s.stop - 1}"
+            lines.append(f"{cols:>9}  {b.name:<18} {b.doc}")
+        return "\n".join(lines)
+
+    def encode(self, boards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Encode boards seen from the side on roll; see the class docstring."""
+        boards = np.asarray(boards)
+        if boards.ndim == 1:
+            boards = boards[None, :]
+        if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS:
+            raise ValueError(f"boards must have shape (N, {NUM_SLOTS}), got {boards.shape}")
+        boards = np.ascontiguousarray(boards, dtype=np.int8)
+        n = boards.shape[0]
+        if out is None:
+            out = np.empty((n, self.width), dtype=np.float32)
+        else:
+            if out.dtype != np.float32 or out.ndim != 2 or out.shape[1] != self.width:
+                raise ValueError(
+                    f"out must be float32 of shape (>= {n}, {self.width}), got {out.dtype} {out.shape}"
+                )
+            if out.shape[0] < n:
+                raise ValueError(f"out has {out.shape[0]} rows for {n} boards")
+            if not out.flags.c_contiguous:
+                raise ValueError("out must be C-contiguous")
+            out = out[:n]
+        self.kernel(boards, out)
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Tesauro's units
+
+_UNITS = np.zeros((CHECKERS + 1, 4), dtype=np.float32)
+for _n in range(CHECKERS + 1):
+    _UNITS[_n] = (_n >= 1, _n >= 2, _n >= 3, (_n - 3) / 2 if _n > 3 else 0.0)
+_UNITS.setflags(write=False)
+"""The four point units of ``n`` checkers, row ``n``."""
+
+_HALF = 4 * 24 + 2  # one side's units: 96 point units, bar, off
+_TURN = 2 * _HALF  # index of the first turn unit
+
+
+def _tesauro_blocks() -> tuple[FeatureBlock, ...]:
+    blocks = []
+    for side, who in (("our", "the side on roll"), ("their", "the opponent")):
+        blocks += [
+            FeatureBlock(
+                f"{side}_points",
+                96,
+                f"{who}'s checkers n on each of its points 1..24 (its own numbering), "
+                "4 units each: n>=1, n>=2, n>=3, (n-3)/2 if n>3",
+            ),
+            FeatureBlock(f"{side}_bar", 1, f"{who}'s checkers on the bar / 2"),
+            FeatureBlock(f"{side}_off", 1, f"{who}'s checkers borne off / 15"),
+        ]
+    blocks.append(
+        FeatureBlock("turn", 2, "Tesauro's turn units; constant (1, 0): the first side (us) is on roll")
+    )
+    return tuple(blocks)
+
+
+@njit(cache=True)
+def _flip_into(boards, i, w, f):
+    """Copy row ``i`` to ``w`` and its flip (the opponent's view) to ``f``."""
+    for j in range(NUM_SLOTS):
+        v = boards[i, j]
+        w[j] = v
+        f[NUM_SLOTS - 1 - j] = -v
+
+
+@njit(cache=True)
+def _tesauro_half(w, units, out, i, col):
+    """The 98 units of the side whose checkers are positive in ``w``, from column ``col``."""
+    on_board = 0
+    for p in range(1, 25):
+        n = w[p]
+        if n < 0:
+            n = 0
+        on_board += n
+        c = col + 4 * (p - 1)
+        out[i, c] = units[n, 0]
+        out[i, c + 1] = units[n, 1]
+        out[i, c + 2] = units[n, 2]
+        out[i, c + 3] = units[n, 3]
+    bar = w[25]
+    out[i, col + 96] = bar * 0.5
+    out[i, col + 97] = (15 - on_board - bar) * (1.0 / 15.0)
+
+
+@njit(cache=True)
+def _tesauro_row(w, f, units, out, i):
+    _tesauro_half(w, units, out, i, 0)
+    _tesauro_half(f, units, out, i, _HALF)
+    out[i, _TURN] = 1.0
+    out[i, _TURN + 1] = 0.0
+
+
+@njit(cache=True)
+def _encode_tesauro(boards, out):
+    w = np.empty(NUM_SLOTS, dtype=np.int64)
+    f = np.empty(NUM_SLOTS, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        _flip_into(boards, i, w, f)
+        _tesauro_row(w, f, _UNITS, out, i)
+
+
+# ---------------------------------------------------------------------------
+# Hand-crafted features
+
+
+def _escape_table() -> np.ndarray:
+    """gnubg's ``anEscapes``: rolls of 36 that move a checker in full, per 12-bit mask.
+
+    Bit ``j`` of the mask: the point ``j + 1`` pips in front is held by the
+    opponent.  Roll ``a-b`` escapes when the point ``a + b`` in front is open
+    and so is the point ``a`` or ``b`` in front (a double: two steps).
+    """
+    masks = np.arange(1 << 12)
+    table = np.zeros(1 << 12, dtype=np.int64)
+    for a in range(1, 7):
+        for b in range(1, a + 1):
+            land = (masks >> (a + b - 1)) & 1
+            via_a = (masks >> (a - 1)) & 1
+            via_b = (masks >> (b - 1)) & 1
+            ok = (land == 0) & ((via_a == 0) | (via_b == 0))
+            table += ok * (1 if a == b else 2)
+    table.setflags(write=False)
+    return table
+
+
+_ESCAPES = _escape_table()
+
+
+def _roll_bit(a: int, b: int) -> int:
+    """The bit of the ordered roll ``(a, b)`` in a 36-bit roll mask."""
+    return 1 << (6 * (a - 1) + (b - 1))
+
+
+def _shot_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Roll masks of the shots at distance 1..12, and of each double.
+
+    ``shots[2**(dist-1) - 1 + m]`` is the 36-bit mask of the ordered rolls
+    with which a checker hits a blot ``dist`` pips away when bit ``j`` of
+    ``m`` says whether the point ``j + 1`` pips away is blocked: a die equal
+    to ``dist``; two different dice summing to it with either intermediate
+    point open; a double ``d`` with ``k * d == dist`` (``k <= 4``) and the
+    points ``d, 2d, ..`` before it open.  ``doubles[d]`` is the bit of ``d-d``.
+    """
+    shots = np.zeros((1 << 12) - 1, dtype=np.int64)
+    for dist in range(1, 13):
+        ms = np.arange(1 << (dist - 1))
+        acc = np.zeros(len(ms), dtype=np.int64)
+
+        def is_open(x: int, ms: np.ndarray = ms) -> np.ndarray:
+            return ((ms >> (x - 1)) & 1) == 0
+
+        for a in range(1, 7):
+            for b in range(1, 7):
+                if a != b:
+                    if dist in (a, b):
+                        ok = np.ones(len(ms), dtype=bool)
+                    elif dist == a + b:
+                        ok = is_open(a) | is_open(b)
+                    else:
+                        continue
+                else:
+                    k = dist // a
+                    if k * a != dist or k > 4:
+                        continue
+                    ok = np.ones(len(ms), dtype=bool)
+                    for j in range(1, k):
+                        ok &= is_open(j * a)
+                acc |= np.where(ok, _roll_bit(a, b), 0)
+        shots[(1 << (dist - 1)) - 1 :][: len(ms)] = acc
+    doubles = np.array([0] + [_roll_bit(d, d) for d in range(1, 7)], dtype=np.int64)
+    shots.setflags(write=False)
+    doubles.setflags(write=False)
+    return shots, doubles
+
+
+_SHOT_MASKS, _DOUBLE_MASKS = _shot_tables()
+
+_SIDE_FEATURES: tuple[tuple[str, int, str], ...] = (
+    ("pips", 1, "the side's pip count / 167"),
+    ("pip_lead", 1, "max(0, other side's pips - the side's pips) / 167"),
+    ("off3", 3, "the side's checkers off: min(off,5)/5, clip(off-5,0,5)/5, clip(off-10,0,5)/5"),
+    ("home", 1, "the side's checkers in its home board (points 1..6) / 15"),
+    ("blots", 1, "the side's blots (single checkers on points 1..24) / 6"),
+    ("exposure", 1, "rolls of 36 on which the other side can hit one of the side's blots / 36"),
+    ("hit_loss", 1, "mean over 36 rolls of the pips lost to the costliest hit (25 - p), / 24"),
+    ("anchors", 1, "the side's points (2+ checkers) in the other side's home board (19..24) / 3"),
+    ("prime", 1, "the side's longest run of consecutive points held / 6"),
+    ("prime_loc", 1, "highest point of that run / 24 (the lowest run on ties; 0 if none)"),
+    ("escapes", 1, "gnubg Escapes() of the side's rearmost checker: rolls moving it in full / 36"),
+)
+"""The hand-crafted units of one side, in the order ``_side_row`` writes them (``our_``/``their_`` + name)."""
+_SIDE_WIDTH = sum(w for _, w, _ in _SIDE_FEATURES)
+_RACE = _TURN + 2  # column of the race flag
+_OUR_EXT = _RACE + 1  # first column of our hand-crafted block
+_THEIR_EXT = _OUR_EXT + _SIDE_WIDTH
+
+
+def _extended_blocks() -> tuple[FeatureBlock, ...]:
+    blocks = list(_tesauro_blocks())
+    blocks.append(FeatureBlock("race", 1, "1 when no contact is left (a pure race), else 0"))
+    for side in ("our", "their"):
+        blocks += [FeatureBlock(f"{side}_{name}", width, doc) for name, width, doc in _SIDE_FEATURES]
+    return tuple(blocks)
+
+
+@njit(cache=True)
+def _pips(w):
+    """Pip count of the side whose checkers are positive in ``w``."""
+    s = 0
+    for p in range(1, NUM_SLOTS):
+        if w[p] > 0:
+            s += p * w[p]
+    return s
+
+
+@njit(cache=True)
+def _blot_loss(w, t):
+    """Pips we lose if our checker on ``t`` is hit: ``25 - t`` for a blot on 1..24, else 0."""
+    if t <= 24 and w[t] == 1:
+        return 25 - t
+    return 0
+
+
+@njit(cache=True)
+def _best_hit(w, d1, d2, nbar):
+    """The largest pip loss among our blots that their roll ``d1-d2`` can hit (0: none).
+
+    ``w`` is our view; their checkers (negative) move up our numbering and
+    enter from their bar (slot 0) with die ``d`` on our point ``d``.
+    """
+    best = 0
+    if d1 != d2:
+        if nbar >= 2:
+            return max(_blot_loss(w, d1), _blot_loss(w, d2))
+        if nbar == 1:
+            for k in range(2):
+                a = d1 if k == 0 else d2
+                b = d2 if k == 0 else d1
+                best = max(best, _blot_loss(w, a))
+                if w[a] < 2:  # enter with a, then b with any checker
+                    best = max(best, _blot_loss(w, a + b))
+                    for q in range(1, 25 - b):
+                        if w[q] < 0:
+                            best = max(best, _blot_loss(w, q + b))
+            return best
+        for q in range(1, 24):
+            if w[q] < 0:
+                best = max(best, _blot_loss(w, q + d1))
+                best = max(best, _blot_loss(w, q + d2))
+                t = q + d1 + d2
+                if t <= 24 and w[t] == 1 and (w[q + d1] < 2 or w[q + d2] < 2):
+                    best = max(best, 25 - t)
+        return best
+    d = d1
+    steps = 4
+    if nbar > 0:
+        if w[d] >= 2:
+            return 0  # they cannot enter, so they cannot move
+        best = _blot_loss(w, d)
+        steps = 4 - min(nbar, 4)
+    if steps == 0:
+        return best
+    for q in range(0, 24):
+        if q == 0:
+            if nbar == 0:
+                continue
+            t = d  # a checker just entered
+        elif w[q] < 0:
+            t = q
+        else:
+            continue
+        for _ in range(steps):
+            t += d
+            if t > 24 or w[t] >= 2:
+                break
+            best = max(best, _blot_loss(w, t))
+    return best
+
+
+@njit(cache=True)
+def _exposure_by_roll(w):
+    """(rolls of 36 that hit one of our blots, sum over them of the costliest loss), roll by roll.
+
+    The general search, used when they have checkers on the bar.
+    """
+    nbar = -w[0]
+    rolls = 0
+    loss = 0
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            best = _best_hit(w, d1, d2, nbar)
+            if best > 0:
+                weight = 1 if d1 == d2 else 2
+                rolls += weight
+                loss += weight * best
+    return rolls, loss
+
+
+@njit(cache=True)
+def _popcount(x):
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
+
+
+@njit(cache=True)
+def _exposure(w, shot_masks, double_masks):
+    """(rolls of 36 that hit one of our blots, sum over them of the costliest loss).
+
+    Without checkers of theirs on the bar (the usual case) each pair (their
+    checker on ``q``, our blot on ``p > q``) contributes the set of rolls
+    that move ``q`` onto ``p`` (a 36-bit mask of ordered rolls; from
+    ``_SHOT_MASKS`` for ``p - q <= 12``, by hand for the long doubles).
+    Blots are taken from the costliest (lowest ``p``) so each roll is charged
+    the largest loss it can inflict.  The same rules as :func:`_best_hit`.
+    """
+    blocked = 0
+    blots = 0
+    for p in range(1, 25):
+        if w[p] >= 2:
+            blocked |= 1 << p
+        elif w[p] == 1:
+            blots += 1
+    if blots == 0:
+        return 0, 0
+    if w[0] < 0:
+        return _exposure_by_roll(w)
+    covered = 0
+    rolls = 0
+    loss = 0
+    for p in range(2, 25):
+        if w[p] != 1:
+            continue
+        hits = 0
+        for q in range(1, p):
+            if w[q] >= 0:
+                continue
+            dist = p - q
+            if dist <= 12:
+                base = (1 << (dist - 1)) - 1
+                hits |= shot_masks[base + ((blocked >> (q + 1)) & base)]
+            else:
+                for d in range(3, 7):
+                    k = dist // d
+                    if k * d == dist and k <= 4:
+                        ok = True
+                        for j in range(1, k):
+                            if (blocked >> (q + j * d)) & 1:
+                                ok = False
+                                break
+                        if ok:
+                            hits |= double_masks[d]
+        new = hits & ~covered
+        if new != 0:
+            c = _popcount(new)
+            rolls += c
+            loss += c * (25 - p)
+            covered |= hits
+    return rolls, loss
+
+
+@njit(cache=True)
+def _side_row(w, opp_pips, escapes, shot_masks, double_masks, out, i, col):
+    """The hand-crafted units of the side positive in ``w``, from column ``col``.
+
+    Writes them in the order of ``_SIDE_FEATURES``.
+    """
+    pips = 0
+    on_board = 0
+    home = 0
+    blots = 0
+    anchors = 0
+    run = 0
+    best_run = 0
+    best_top = 0
+    back = 0
+    for p in range(1, 25):
+        n = w[p]
+        if n > 0:
+            pips += p * n
+            on_board += n
+            back = p
+            if p <= 6:
+                home += n
+            if n == 1:
+                blots += 1
+        if n >= 2:
+            run += 1
+            if run > best_run:
+                best_run = run
+                best_top = p
+            if p >= 19:
+                anchors += 1
+        else:
+            run = 0
+    if w[25] > 0:
+        pips += 25 * w[25]
+        on_board += w[25]
+        back = 25
+    off = 15 - on_board
+    out[i, col] = pips * (1.0 / 167.0)
+    out[i, col + 1] = max(0, opp_pips - pips) * (1.0 / 167.0)
+    out[i, col + 2] = min(off, 5) * 0.2
+    out[i, col + 3] = min(max(off - 5, 0), 5) * 0.2
+    out[i, col + 4] = max(off - 10, 0) * 0.2
+    out[i, col + 5] = home * (1.0 / 15.0)
+    out[i, col + 6] = blots * (1.0 / 6.0)
+    rolls, loss = _exposure(w, shot_masks, double_masks)
+    out[i, col + 7] = rolls * (1.0 / 36.0)
+    out[i, col + 8] = loss * (1.0 / (36.0 * 24.0))
+    out[i, col + 9] = anchors * (1.0 / 3.0)
+    out[i, col + 10] = best_run * (1.0 / 6.0)
+    out[i, col + 11] = best_top * (1.0 / 24.0)
+    esc = 36
+    if back > 0:
+        mask = 0
+        for j in range(12):
+            t = back - 1 - j
+            if t < 1:
+                break
+            if w[t] <= -2:
+                mask |= 1 << j
+        esc = escapes[mask]
+    out[i, col + 12] = esc * (1.0 / 36.0)
+
+
+@njit(cache=True)
+def _is_race(w):
+    """No contact: our rearmost checker is in front of their rearmost one."""
+    back = 0
+    for p in range(NUM_SLOTS - 1, 0, -1):
+        if w[p] > 0:
+            back = p
+            break
+    for s in range(0, back):
+        if w[s] < 0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _encode_extended(boards, out):
+    w = np.empty(NUM_SLOTS, dtype=np.int64)
+    f = np.empty(NUM_SLOTS, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        _flip_into(boards, i, w, f)
+        _tesauro_row(w, f, _UNITS, out, i)
+        out[i, _RACE] = 1.0 if _is_race(w) else 0.0
+        ours = _pips(w)
+        theirs = _pips(f)
+        _side_row(w, theirs, _ESCAPES, _SHOT_MASKS, _DOUBLE_MASKS, out, i, _OUR_EXT)
+        _side_row(f, ours, _ESCAPES, _SHOT_MASKS, _DOUBLE_MASKS, out, i, _THEIR_EXT)
+
+
+TESAURO_198 = Encoder("tesauro198", "tesauro198-v1", _tesauro_blocks(), _encode_tesauro)
+"""Tesauro's 198 raw inputs; the index table is in the module docstring."""
+
+EXTENDED = Encoder("extended", "extended-v1", _extended_blocks(), _encode_extended)
+"""TESAURO_198 followed by a race flag and 13 hand-crafted units per side."""
+
+# The kernels write fixed columns; the declared blocks must match them.
+if TESAURO_198.width != _TURN + 2 or _SIDE_WIDTH != 13 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
+    raise AssertionError("encoder blocks do not match the columns the kernels write")
+
+ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED)}
+"""The encoders by name."""
+
+
+def get_encoder(name: str) -> Encoder:
+    """The encoder called ``name``; :class:`UnknownEncoderError` names the known ones otherwise."""
+    try:
+        return ENCODERS[name]
+    except KeyError:
+        known = ", ".join(sorted(ENCODERS))
+        raise UnknownEncoderError(f"unknown encoder {name!r}; known encoders: {known}") from None

@@ -1,0 +1,165 @@
+"""Many games in lockstep: the batched game loop of self-play and matches.
+
+``Lockstep`` keeps ``slots`` games running side by side.  Each :meth:`step`
+rolls for every game, generates all their legal results in one call, asks a
+*chooser* for one result per game (one network forward over all candidate
+positions, for instance), applies the choices and returns the games that
+ended.  A finished slot starts a new game until ``games`` have been started.
+
+Player 0 and player 1 alternate by the opening roll; positions are always
+stored seen from the side on roll (``bgnet.position`` convention).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgnet.game import outcome
+from bgnet.movegen import MoveBatch, generate
+from bgnet.position import NUM_SLOTS, STARTING, Position, flip
+
+Chooser = Callable[[MoveBatch, np.ndarray], np.ndarray]
+"""``choose(batch, player) -> rows``: for input ``i`` (whose side on roll is
+``player[i]``), the absolute row in ``batch.positions`` of the chosen result,
+or -1 when ``batch.offsets[i] == batch.offsets[i + 1]`` (no legal play)."""
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """A game that ended: its positions and the result.
+
+    ``history[t]`` is the position with a player on roll at ply ``t``
+    (``history[0]`` is the opening position of the player who moved first);
+    ``final`` is the terminal position, seen by the loser (on roll).
+    ``points`` is player 0's score (+-1, 2, 3); ``first`` is the player who
+    moved first, so ``history[t]`` belongs to player ``first`` when ``t`` is
+    even.
+    """
+
+    history: np.ndarray
+    final: np.ndarray
+    points: int
+    first: int
+
+
+class Lockstep:
+    def __init__(
+        self,
+        slots: int,
+        games: int,
+        rng: np.random.Generator,
+        *,
+        start: Position = STARTING,
+        max_plies: int = 2000,
+        record: bool = False,
+    ) -> None:
+        if slots < 1 or games < 1:
+            raise ValueError("slots and games must be positive")
+        self.rng = rng
+        self.start = start.board
+        self.max_plies = max_plies
+        self.record = record
+        self.slots = min(slots, games)
+        self.to_start = games
+        self.boards = np.zeros((self.slots, NUM_SLOTS), dtype=np.int8)
+        self.dice = np.zeros((self.slots, 2), dtype=np.int64)
+        self.player = np.zeros(self.slots, dtype=np.int64)
+        self.first = np.zeros(self.slots, dtype=np.int64)
+        self.plies = np.zeros(self.slots, dtype=np.int64)
+        self.active = np.zeros(self.slots, dtype=bool)
+        self.history = np.zeros((self.slots, max_plies, NUM_SLOTS), dtype=np.int8) if record else None
+        for i in range(self.slots):
+            self._new_game(i)
+
+    @property
+    def running(self) -> bool:
+        return bool(self.active.any())
+
+    def _new_game(self, i: int) -> None:
+        if self.to_start == 0:
+            self.active[i] = False
+            return
+        self.to_start -= 1
+        a, b = self.rng.integers(1, 7, size=2)
+        while a == b:
+            a, b = self.rng.integers(1, 7, size=2)
+        first = 0 if a > b else 1
+        self.boards[i] = self.start
+        self.dice[i] = (max(a, b), min(a, b))
+        self.player[i] = self.first[i] = first
+        self.plies[i] = 0
+        self.active[i] = True
+
+    def step(self, choose: Chooser) -> list[FinishedGame]:
+        """Play one ply in every running game; return the games that ended."""
+        idx = np.flatnonzero(self.active)
+        if self.record:
+            self.history[idx, self.plies[idx]] = self.boards[idx]
+        batch = generate(self.boards[idx], self.dice[idx])
+        rows = choose(batch, self.player[idx])
+        moved = rows >= 0
+        new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
+        new[moved] = batch.positions[rows[moved]]
+        new[~moved] = flip(self.boards[idx[~moved]])
+        self.boards[idx] = new
+        self.player[idx] ^= 1
+        self.plies[idx] += 1
+        self.dice[idx] = self.rng.integers(1, 7, size=(len(idx), 2))
+        # A game ends when the side that just moved has no checker left: the new side on
+        # roll then has no negative slot.
+        done = idx[~(new < 0).any(axis=1)]
+        finished = []
+        for i in done:
+            result = outcome(self.boards[i])
+            # Seen from the loser on roll: player[i] lost.
+            pts = result.points()
+            points = -pts if self.player[i] == 0 else pts
+            hist = self.history[i, : self.plies[i]].copy() if self.record else np.empty((0, NUM_SLOTS), np.int8)
+            finished.append(FinishedGame(hist, self.boards[i].copy(), points, int(self.first[i])))
+            self._new_game(i)
+        too_long = idx[self.plies[idx] >= self.max_plies]
+        for i in too_long:
+            if self.active[i] and self.plies[i] >= self.max_plies:
+                raise RuntimeError(f"a game passed {self.max_plies} plies; the chooser may be looping")
+        return finished
+
+
+def sub_batch(batch: MoveBatch, keep: np.ndarray) -> tuple[MoveBatch, np.ndarray]:
+    """The rolls ``keep`` (a boolean mask over inputs) of a batch, and the map from its rows to ``batch``'s."""
+    sizes = np.diff(batch.offsets)[keep]
+    starts = batch.offsets[:-1][keep]
+    offsets = np.concatenate(([0], np.cumsum(sizes)))
+    rows = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
+    return MoveBatch(offsets, batch.positions[rows], batch.steps[rows]), rows
+
+
+def duel(choose: tuple[Chooser, Chooser]) -> Chooser:
+    """A chooser that lets ``choose[p]`` move for player ``p``, each on its own rolls only."""
+
+    def both(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        out = np.full(len(player), -1, dtype=np.int64)
+        for p in (0, 1):
+            mine = player == p
+            if mine.any():
+                sub, rows = sub_batch(batch, mine)
+                picked = choose[p](sub, player[mine])
+                moved = picked >= 0
+                out[np.flatnonzero(mine)[moved]] = rows[picked[moved]]
+        return out
+
+    return both
+
+
+def play_match(
+    choose: tuple[Chooser, Chooser], games: int, rng: np.random.Generator, slots: int = 256
+) -> np.ndarray:
+    """Play ``games`` cubeless games of ``choose[0]`` against ``choose[1]``; player 0's points per game."""
+    engine = Lockstep(slots, games, rng)
+    chooser = duel(choose)
+    points = []
+    while engine.running:
+        points += [g.points for g in engine.step(chooser)]
+    return np.array(points, dtype=np.int64)

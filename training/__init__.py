@@ -1,0 +1,1 @@
+"""bgnet's TD(lambda) self-play training pipeline (imports bgnet; bgnet never imports it)."""

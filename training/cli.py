@@ -1,0 +1,33 @@
+"""The ``bgnet train`` command: arguments and entry point (the CLI layer of ``training/``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from training.config import FIELDS, default_field_help, load_config
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="a TOML config, e.g. configs/default.toml")
+    parser.add_argument("--runs", default="runs", help="folder of run directories (default: runs)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    docs = default_field_help()
+    group = parser.add_argument_group("config overrides (each replaces the config file's value)")
+    for name in FIELDS:
+        group.add_argument(f"--{name.replace('_', '-')}", dest=f"set_{name}", metavar="V", help=docs.get(name))
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides = {name: getattr(args, f"set_{name}") for name in FIELDS if getattr(args, f"set_{name}") is not None}
+    cfg = load_config(args.config, overrides)
+    from training.train import Trainer  # torch and friends load only when training
+
+    trainer = Trainer(cfg, Path(args.runs), progress=not args.no_progress)
+    st = trainer.run()
+    ppg = "n/a" if st.last_ppg is None else f"{st.last_ppg:+.3f} ± {st.last_ci:.3f}"
+    print(f"run {trainer.dir}: {st.games} games, {st.seconds:.0f} s training, last ppg vs pubeval {ppg}")
+    latest = trainer.latest_checkpoint()
+    if latest is not None:
+        print(f"latest checkpoint: {latest}")
+    return 0

@@ -1,0 +1,206 @@
+"""The training configuration: a typed, validated dataclass loaded from ``configs/*.toml``.
+
+Every field has a docstring (the string under it), a type and a check; a bad
+value raises :class:`ConfigError` naming the field and why.  Any field can be
+overridden from the command line (``--lam 0.8``, ``--hidden 80,40``).  The
+config is saved with the run (``runs/<name>/config.toml``) and inside every
+checkpoint.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from bgnet.errors import BgnetError
+
+
+class ConfigError(BgnetError):
+    """A config file or value that is missing, malformed or out of range."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str = "default"
+    """Run name: the run lives in ``runs/<name>/``."""
+
+    seed: int = 1
+    """Seed of the one numpy Generator and of torch; the same seed and config replay the same games."""
+
+    encoder: str = "tesauro198"
+    """Input encoder (``bgnet.encoding.ENCODERS``)."""
+
+    hidden: tuple[int, ...] = (128,)
+    """Hidden layer widths."""
+
+    activation: str = "relu"
+    """Hidden activation: relu, sigmoid or tanh."""
+
+    games: int = 100_000
+    """Self-play games to train for in total."""
+
+    parallel_games: int = 256
+    """Games played in lockstep (B): each ply is one network forward over all their candidate positions."""
+
+    lam: float = 0.7
+    """TD lambda in [0, 1] (0: one-step TD, 1: Monte Carlo)."""
+
+    lr: float = 1e-3
+    """Initial learning rate."""
+
+    lr_final: float = 1e-4
+    """Learning rate at the end of the run."""
+
+    lr_schedule: str = "cosine"
+    """How the learning rate goes from ``lr`` to ``lr_final`` over the games: cosine, linear or constant."""
+
+    optimizer: str = "adam"
+    """adam or sgd."""
+
+    train_games: int = 64
+    """Finished games whose positions are gathered into one round of updates."""
+
+    minibatch: int = 512
+    """Positions per gradient step."""
+
+    epsilon: float = 0.0
+    """Probability of a uniformly random play in self-play (exploration); 0 plays greedily as TD-Gammon."""
+
+    checkpoint_every: int = 5_000
+    """Games between checkpoints."""
+
+    keep_checkpoints: int = 3
+    """How many of the latest checkpoints are kept."""
+
+    eval_every: int = 10_000
+    """Games between evaluations against pubeval (0: never)."""
+
+    eval_games: int = 2_000
+    """Games per evaluation against pubeval."""
+
+    device: str = "auto"
+    """auto (CUDA when available, else CPU), cpu, or cuda."""
+
+    threads: int = 0
+    """torch CPU threads (0: torch's default)."""
+
+    def __post_init__(self) -> None:
+        def need(ok: bool, name: str, why: str) -> None:
+            if not ok:
+                raise ConfigError(f"config field '{name}': {why}, got {getattr(self, name)!r}")
+
+        need(bool(self.name) and "/" not in self.name and self.name not in {".", ".."}, "name", "a plain name")
+        need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "hidden", "positive widths")
+        need(self.activation in {"relu", "sigmoid", "tanh"}, "activation", "relu, sigmoid or tanh")
+        need(self.games >= 1, "games", "must be >= 1")
+        need(self.parallel_games >= 1, "parallel_games", "must be >= 1")
+        need(0.0 <= self.lam <= 1.0, "lam", "must be in [0, 1]")
+        need(self.lr > 0, "lr", "must be > 0")
+        need(self.lr_final > 0, "lr_final", "must be > 0")
+        need(self.lr_schedule in {"cosine", "linear", "constant"}, "lr_schedule", "cosine, linear or constant")
+        need(self.optimizer in {"adam", "sgd"}, "optimizer", "adam or sgd")
+        need(self.train_games >= 1, "train_games", "must be >= 1")
+        need(self.minibatch >= 1, "minibatch", "must be >= 1")
+        need(0.0 <= self.epsilon < 1.0, "epsilon", "must be in [0, 1)")
+        need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
+        need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
+        need(self.eval_every >= 0, "eval_every", "must be >= 0")
+        need(self.eval_games >= 2, "eval_games", "must be >= 2")
+        need(self.device in {"auto", "cpu", "cuda"} or self.device.startswith("cuda:"), "device", "auto, cpu or cuda")
+        need(self.threads >= 0, "threads", "must be >= 0")
+        from bgnet.encoding import ENCODERS
+
+        need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+    def to_toml(self) -> str:
+        lines = []
+        for k, v in self.to_dict().items():
+            if isinstance(v, str):
+                lines.append(f'{k} = "{v}"')
+            elif isinstance(v, bool):
+                lines.append(f"{k} = {str(v).lower()}")
+            else:
+                lines.append(f"{k} = {v!r}")
+        return "\n".join(lines) + "\n"
+
+    def differences(self, other: TrainConfig) -> list[str]:
+        """``field: ours != theirs`` for every field that differs."""
+        a, b = self.to_dict(), other.to_dict()
+        return [f"{k}: {a[k]!r} != {b[k]!r}" for k in a if a[k] != b[k]]
+
+
+FIELDS = {f.name: f for f in fields(TrainConfig)}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """Convert a TOML or command-line value to the field's type, or raise ConfigError."""
+    f = FIELDS[name]
+    kind = f.type if isinstance(f.type, str) else f.type.__name__
+    try:
+        if kind.startswith("tuple"):
+            if isinstance(value, str):
+                value = [v for v in value.replace(" ", "").split(",") if v]
+            if not isinstance(value, list | tuple):
+                raise ValueError
+            return tuple(int(v) for v in value)
+        if kind == "int":
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            return int(value.replace("_", "")) if isinstance(value, str) else int(value)
+        if kind == "float":
+            if isinstance(value, bool):
+                raise ValueError
+            return float(ast.literal_eval(value)) if isinstance(value, str) else float(value)
+        if kind == "str":
+            if not isinstance(value, str):
+                raise ValueError
+            return value
+    except (ValueError, SyntaxError, TypeError):
+        raise ConfigError(f"config field '{name}': expected {kind}, got {value!r}") from None
+    raise ConfigError(f"config field '{name}': unsupported type {kind}")
+
+
+def make_config(values: dict[str, Any]) -> TrainConfig:
+    """A validated config from a dict (unknown keys are an error)."""
+    unknown = sorted(set(values) - set(FIELDS))
+    if unknown:
+        raise ConfigError(f"unknown config field(s): {', '.join(unknown)}; known: {', '.join(FIELDS)}")
+    return TrainConfig(**{k: _coerce(k, v) for k, v in values.items()})
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a TOML config and apply command-line overrides."""
+    p = Path(path)
+    try:
+        values = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read config {p}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config {p} is not valid TOML: {e}") from None
+    values.update(overrides or {})
+    return make_config(values)
+
+
+def default_field_help() -> dict[str, str]:
+    """Each field's docstring, read from this module's source (for ``--help``)."""
+    import inspect
+
+    src = inspect.getsource(TrainConfig)
+    tree = ast.parse(src)
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for a, b in zip(body, body[1:], strict=False):
+        if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
+            docs[a.target.id] = str(b.value.value)  # type: ignore[union-attr]
+    return docs
+
+
