@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test moves bench-movegen lint clean
+.PHONY: setup test watch moves train bench-movegen bench-selfplay bench-pubeval lint clean
 
 setup: $(STAMP)
 
@@ -12,15 +12,29 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## The main job on a shipped default: the legal plays of 3-1 from the starting position.
+## The main job on a shipped default: the shipped network plays pubeval, move by move.
+watch: $(STAMP)
+	.venv/bin/bgnet watch
+
+## The plays of 3-1 from the starting position, ranked by the shipped network.
 moves: $(STAMP)
-	.venv/bin/bgnet moves 4HPwATDgc/ABMA 31
+	.venv/bin/bgnet moves 4HPwATDgc/ABMA 31 --rank
+
+## Train the shipped network's recipe into runs/default/ (run it again to resume).
+train: $(STAMP)
+	.venv/bin/bgnet train --config configs/default.toml
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 bench-movegen: $(STAMP)
 	$(PY) benchmarks/movegen.py
+
+bench-selfplay: $(STAMP)
+	$(PY) benchmarks/selfplay.py
+
+bench-pubeval: $(STAMP)
+	$(PY) benchmarks/vs_pubeval.py
 
 lint: $(STAMP)
 	.venv/bin/ruff check bgnet training tests benchmarks

@@ -21,6 +21,8 @@ from bgnet.errors import BgnetError
 from bgnet.network import ValueNet
 
 FORMAT = "bgnet-checkpoint-1"
+DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "bgnet-default.pt"
+"""The shipped network (``checkpoints/`` in the source tree)."""
 
 
 class CheckpointError(BgnetError):
@@ -48,7 +50,9 @@ def read(path: str | Path) -> dict[str, Any]:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a damaged file
-        raise CheckpointError(f"{path} is not a readable bgnet checkpoint ({type(e).__name__}: {e})") from None
+        raise CheckpointError(
+            f"{path} is not a readable bgnet checkpoint ({type(e).__name__}: {e})"
+        ) from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a bgnet checkpoint (format {FORMAT} expected)")
     return state

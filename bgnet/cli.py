@@ -20,6 +20,8 @@ from bgnet.formats import parse_position, position_id
 from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import format_play
 from bgnet.position import Position
+from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
 
 EXIT_BAD_INPUT = 2
 
@@ -29,15 +31,32 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"bgnet: error: {message}\n")
 
 
-def _plays_json(position: Position, dice: Dice, batch: MoveBatch, i: int) -> dict:
-    rows = range(batch.offsets[i], batch.offsets[i + 1])
+def _plays_json(position: Position, dice: Dice, batch: MoveBatch, i: int, probs: np.ndarray | None) -> dict:
+    """The JSON object of roll ``i``; with ``probs`` (the mover's, per result row) ranked best first."""
+    rows = list(range(batch.offsets[i], batch.offsets[i + 1]))
+    if probs is not None:
+        eq = equity(probs)
+        rows.sort(key=lambda r: -eq[r])
     plays = []
     for r in rows:
         steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
-        plays.append(
-            {"play": format_play(position.board, steps), "position": position_id(batch.positions[r])}
-        )
+        play = {"play": format_play(position.board, steps), "position": position_id(batch.positions[r])}
+        if probs is not None:
+            play["equity"] = round(float(eq[r]), 6)
+            play["probabilities"] = [round(float(x), 6) for x in probs[r]]
+        plays.append(play)
     return {"position": position_id(position.board), "dice": [dice.high, dice.low], "plays": plays}
+
+
+def _mover_probs(args: argparse.Namespace, batch: MoveBatch) -> np.ndarray | None:
+    """With ``--rank``: the mover's 5 probabilities of every result, by the network at 0-ply."""
+    if not args.rank:
+        return None
+    from bgnet.checkpoint import DEFAULT, load_network
+    from bgnet.evaluator import NetEvaluator
+
+    model, encoder, _ = load_network(args.checkpoint or DEFAULT)
+    return flip_probs(NetEvaluator(model, encoder).probabilities(batch.positions))
 
 
 def _moves_one(args: argparse.Namespace) -> int:
@@ -46,7 +65,7 @@ def _moves_one(args: argparse.Namespace) -> int:
     position, _ = parse_position(args.position)
     dice = Dice.parse(args.dice)
     batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
-    result = _plays_json(position, dice, batch, 0)
+    result = _plays_json(position, dice, batch, 0, _mover_probs(args, batch))
     if args.json:
         print(json.dumps(result))
     elif not result["plays"]:
@@ -54,7 +73,8 @@ def _moves_one(args: argparse.Namespace) -> int:
     else:
         width = max(len(p["play"]) for p in result["plays"])
         for p in result["plays"]:
-            print(f"{p['play']:<{width}}  {p['position']}")
+            eq = f"  {p['equity']:+.3f}" if "equity" in p else ""
+            print(f"{p['play']:<{width}}{eq}  {p['position']}")
     return 0
 
 
@@ -86,6 +106,7 @@ def _moves_batch(args: argparse.Namespace) -> int:
         np.array([p.board for p, _ in good], dtype=np.int8).reshape(-1, 26),
         np.array([[d.high, d.low] for _, d in good], dtype=np.int64).reshape(-1, 2),
     )
+    probs = _mover_probs(args, batch)
     errors = 0
     i = 0
     out = sys.stdout
@@ -95,7 +116,7 @@ def _moves_batch(args: argparse.Namespace) -> int:
             print(f"bgnet: error: {item}", file=sys.stderr)
             out.write(json.dumps({"error": item}) + "\n")
         else:
-            out.write(json.dumps(_plays_json(item[0], item[1], batch, i)) + "\n")
+            out.write(json.dumps(_plays_json(item[0], item[1], batch, i, probs)) + "\n")
             i += 1
     return EXIT_BAD_INPUT if errors else 0
 
@@ -108,6 +129,51 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     if args.position is None:
         raise BgnetError("give POSITION DICE (or --batch FILE)")
     return _moves_one(args)
+
+
+def _cmd_watch(args: argparse.Namespace) -> int:
+    """Watch the network (X) play a game against pubeval or itself (O), move by move."""
+    import time
+
+    from bgnet.checkpoint import DEFAULT, load_network
+    from bgnet.evaluator import NetEvaluator
+    from bgnet.lockstep import Lockstep, duel
+    from bgnet.pubeval import pubeval_best
+
+    model, encoder, state = load_network(args.checkpoint or DEFAULT)
+    ev = NetEvaluator(model, encoder)
+    names = ("bgnet", "pubeval" if args.opponent == "pubeval" else "bgnet")
+    print(f"bgnet ({state['counters']['games']} training games) plays X; {names[1]} plays O.\n")
+    engine = Lockstep(1, 1, np.random.default_rng(args.seed))
+    other = (lambda b, _p: pubeval_best(b)) if args.opponent == "pubeval" else ev.choose
+    choose = duel((ev.choose, other))
+
+    def show(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        board, dice = engine.boards[0].copy(), Dice.of(*engine.dice[0])
+        rows = choose(batch, player)
+        x_view = board if player[0] == 0 else board[::-1] * -1  # always draw from X's side
+        print(Position(x_view, validate=False))
+        who = "X" if player[0] == 0 else "O"
+        if rows[0] < 0:
+            print(f"{who} ({names[player[0]]}) rolls {dice}: no legal play\n")
+        else:
+            steps = [(int(f), int(t)) for f, t in batch.steps[rows[0]] if f >= 0]
+            mover_eq = -float(equity(ev.probabilities(batch.positions[rows[0] : rows[0] + 1]))[0])
+            print(
+                f"{who} ({names[player[0]]}) rolls {dice} and plays {format_play(board, steps)}"
+                f"   (bgnet's equity for {who}: {mover_eq:+.3f})\n"
+            )
+        time.sleep(args.delay)
+        return rows
+
+    finished = []
+    while engine.running:
+        finished += engine.step(show)
+    pts = finished[0].points
+    winner = "X (bgnet)" if pts > 0 else f"O ({names[1]})"
+    kind = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[abs(pts)]
+    print(f"{winner} wins {kind}: {abs(pts)} point{'s' if abs(pts) > 1 else ''}.")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -125,7 +191,22 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument(
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
     )
+    moves.add_argument(
+        "--rank", action="store_true", help="rank the plays best first by the network (0-ply), with equities"
+    )
+    moves.add_argument("--checkpoint", metavar="PATH", help="network for --rank (default: the shipped one)")
     moves.set_defaults(func=_cmd_moves)
+
+    watch = sub.add_parser(
+        "watch",
+        help="watch the network play a game move by move",
+        description="Watch the network (X) play one game against pubeval or itself (O), move by move.",
+    )
+    watch.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
+    watch.add_argument("--opponent", choices=("pubeval", "self"), default="pubeval")
+    watch.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
+    watch.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    watch.set_defaults(func=_cmd_watch)
 
     train = sub.add_parser(
         "train",

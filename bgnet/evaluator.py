@@ -17,6 +17,7 @@ from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
+from bgnet.probabilities import equity
 
 
 def segment_argmin(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -34,11 +35,6 @@ def segment_argmin(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     nonempty = sizes > 0
     rows[nonempty] = order[offsets[:-1][nonempty]]
     return rows
-
-
-def money_equity(probs: np.ndarray) -> np.ndarray:
-    """Cubeless money equity of (N, 5) probabilities: 2w - 1 + (wg - lg) + (wbg - lbg)."""
-    return 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
 
 
 class NetEvaluator:
@@ -74,4 +70,4 @@ class NetEvaluator:
 
     def choose(self, batch: MoveBatch, player: np.ndarray | None = None) -> np.ndarray:
         """Each roll's best result for the mover (absolute rows; -1 when there is no legal play)."""
-        return segment_argmin(money_equity(self.probabilities(batch.positions)), batch.offsets)
+        return segment_argmin(equity(self.probabilities(batch.positions)), batch.offsets)

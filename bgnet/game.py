@@ -1,4 +1,4 @@
-"""Game results and a plain game loop.
+"""Game results.
 
 Results: a game ends when one side has borne off all 15 checkers.  It is a
 *single* game (1 x cube) if the loser has borne off at least one checker, a
@@ -9,14 +9,11 @@ loser still has a checker on the bar or in the winner's home board.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from bgnet.dice import Dice, opening_roll, roll
-from bgnet.movegen import generate
-from bgnet.position import STARTING, Board, Position, flip
+from bgnet.position import Board
 
 
 class ResultKind(enum.IntEnum):
@@ -52,48 +49,6 @@ def outcome(board: Board) -> Outcome | None:
     if (loser[19:26] > 0).any():
         return Outcome(winner, ResultKind.BACKGAMMON)
     return Outcome(winner, ResultKind.GAMMON)
-
-
-Chooser = Callable[[Board, Dice, np.ndarray], int]
-"""Picks one of the legal results (an (n, 26) array seen by the opponent); returns its row."""
-
-
-@dataclass
-class GameRecord:
-    """A finished game: every (position on roll, dice) and the outcome for the first player."""
-
-    turns: list[tuple[Position, Dice]]
-    first_player_points: int
-
-
-def play_game(
-    choose: tuple[Chooser, Chooser],
-    rng: np.random.Generator,
-    start: Position = STARTING,
-    max_turns: int = 10_000,
-) -> GameRecord:
-    """Play one cubeless game between two choosers, from the opening roll.
-
-    ``choose[0]`` moves for player 0.  Returns the turns played and player
-    0's points (positive when it wins).
-    """
-    player, dice = opening_roll(rng)
-    board = start.board.copy() if player == 0 else flip(start.board)
-    turns: list[tuple[Position, Dice]] = []
-    for _ in range(max_turns):
-        turns.append((Position(board, validate=False), dice))
-        batch = generate(board[None, :], np.array([[dice.high, dice.low]]))
-        results = batch.positions[batch.offsets[0] : batch.offsets[1]]
-        board = flip(board) if len(results) == 0 else results[choose[player](board, dice, results)].copy()
-        player = 1 - player
-        done = outcome(board)
-        if done is not None:
-            # ``board`` is seen by ``player``; done.winner == 1 means the other side won.
-            winner = player if done.winner == 0 else 1 - player
-            pts = done.points()
-            return GameRecord(turns, pts if winner == 0 else -pts)
-        dice = roll(rng)
-    raise RuntimeError(f"game did not end in {max_turns} turns")
 
 
 def final_probabilities(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

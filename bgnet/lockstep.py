@@ -117,7 +117,9 @@ class Lockstep:
             # Seen from the loser on roll: player[i] lost.
             pts = result.points()
             points = -pts if self.player[i] == 0 else pts
-            hist = self.history[i, : self.plies[i]].copy() if self.record else np.empty((0, NUM_SLOTS), np.int8)
+            hist = (
+                self.history[i, : self.plies[i]].copy() if self.record else np.empty((0, NUM_SLOTS), np.int8)
+            )
             finished.append(FinishedGame(hist, self.boards[i].copy(), points, int(self.first[i])))
             self._new_game(i)
         too_long = idx[self.plies[idx] >= self.max_plies]
@@ -128,7 +130,7 @@ class Lockstep:
 
 
 def sub_batch(batch: MoveBatch, keep: np.ndarray) -> tuple[MoveBatch, np.ndarray]:
-    """The rolls ``keep`` (a boolean mask over inputs) of a batch, and the map from its rows to ``batch``'s."""
+    """The rolls ``keep`` (a mask over inputs) of a batch, and the map from its rows to those of ``batch``."""
     sizes = np.diff(batch.offsets)[keep]
     starts = batch.offsets[:-1][keep]
     offsets = np.concatenate(([0], np.cumsum(sizes)))

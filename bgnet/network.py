@@ -49,13 +49,3 @@ class ValueNet(nn.Module):
         lg = (1 - win) * c[:, 3]
         lbg = lg * c[:, 4]
         return torch.stack((win, wg, wbg, lg, lbg), dim=1)
-
-
-def equity(probs: torch.Tensor) -> torch.Tensor:
-    """Cubeless money equity of (N, 5) probabilities: 2w - 1 + (wg - lg) + (wbg - lbg)."""
-    return 2 * probs[:, 0] - 1 + probs[:, 1] - probs[:, 3] + probs[:, 2] - probs[:, 4]
-
-
-def flip_probs(probs: torch.Tensor) -> torch.Tensor:
-    """The same probabilities seen by the other side: (1 - w, lg, lbg, wg, wbg)."""
-    return torch.stack((1 - probs[:, 0], probs[:, 3], probs[:, 4], probs[:, 1], probs[:, 2]), dim=1)

@@ -156,7 +156,7 @@ def check_board(b: Board) -> None:
 
 
 def draw(b: Board) -> str:
-    """An ASCII board: X is the side on roll (moving 24 -> 1), O the opponent."""
+    """An ASCII board from the side of X, who moves 24 -> 1 (for a Position: the side on roll)."""
 
     def cell(slot: int, row: int) -> str:
         n = int(b[slot])
@@ -194,7 +194,7 @@ def draw(b: Board) -> str:
     )
     pos = Position(b, validate=False)
     (px, po), (ox, oo) = pos.pips(), pos.off()
-    lines.append(f" X (on roll): pips {px}, off {ox}    O: pips {po}, off {oo}")
+    lines.append(f" X: pips {px}, off {ox}    O: pips {po}, off {oo}")
     return "\n".join(lines)
 
 

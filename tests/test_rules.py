@@ -11,7 +11,8 @@ from boards import after, pos
 
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, Dice, opening_roll
 from bgnet.errors import InvalidDiceError, InvalidPositionError
-from bgnet.game import Outcome, ResultKind, outcome, play_game
+from bgnet.game import Outcome, ResultKind, outcome
+from bgnet.lockstep import Lockstep
 from bgnet.position import NACKGAMMON, STARTING, Position, flip
 
 
@@ -230,18 +231,30 @@ def test_game_in_progress_has_no_outcome():
 
 def test_random_games_end_with_a_valid_outcome_and_15_checkers_a_side():
     rng = np.random.default_rng(11)
+    seen = []
 
-    def random_choice(board, dice, results):
-        assert all(Position(r).off()[0] + sum(Position(r).ours().values()) == 15 for r in results[:3])
-        return int(rng.integers(len(results)))
+    def random_choice(batch, player):
+        for i in range(len(player)):
+            for r in batch.positions[batch.offsets[i] : batch.offsets[i + 1]]:
+                p = Position(r)  # validates: <= 15 a side, no shared point
+                seen.append(p)
+        sizes = np.diff(batch.offsets)
+        return np.where(sizes > 0, batch.offsets[:-1] + rng.integers(0, np.maximum(sizes, 1)), -1)
 
-    for _ in range(20):
-        rec = play_game((random_choice, random_choice), rng)
-        assert rec.first_player_points in {-3, -2, -1, 1, 2, 3}
-        for p, _dice in rec.turns:
+    engine = Lockstep(4, 20, rng, record=True)
+    games = []
+    while engine.running:
+        games += engine.step(random_choice)
+    assert len(games) == 20
+    for g in games:
+        assert g.points in {-3, -2, -1, 1, 2, 3}
+        assert outcome(g.final) is not None and outcome(g.history[-1]) is None
+        for b in g.history:
+            p = Position(b)
             ours, theirs = p.off()
             assert ours + sum(p.ours().values()) == 15 and theirs + sum(p.theirs().values()) == 15
             assert p.flip().flip() == p
+    assert len(seen) > 1000
 
 
 def test_bad_positions_and_dice_raise_value_errors_that_name_the_problem():

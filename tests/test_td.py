@@ -5,7 +5,8 @@ import pytest
 
 from bgnet.game import final_probabilities
 from bgnet.position import Position
-from training.td import flip_probs, lambda_returns
+from bgnet.probabilities import flip as flip_probs
+from training.td import lambda_returns
 
 V1 = [0.6, 0.2, 0.0, 0.1, 0.0]
 V2 = [0.3, 0.1, 0.0, 0.2, 0.05]
@@ -26,7 +27,9 @@ def test_lambda_half_on_a_three_position_chain_matches_the_hand_computation():
 
 
 def test_lambda_zero_is_one_step_td_and_lambda_one_is_the_game_result():
-    assert chain(0.0) == pytest.approx(np.array([flip_probs(np.array(V1)), flip_probs(np.array(V2)), [1, 1, 0, 0, 0]]))
+    assert chain(0.0) == pytest.approx(
+        np.array([flip_probs(np.array(V1)), flip_probs(np.array(V2)), [1, 1, 0, 0, 0]])
+    )
     # Monte Carlo: the mover at even distances from the end won a gammon, the other lost it.
     assert chain(1.0) == pytest.approx(np.array([[1, 1, 0, 0, 0], [0, 0, 0, 1, 0], [1, 1, 0, 0, 0]]))
 

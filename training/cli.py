@@ -15,11 +15,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     docs = default_field_help()
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
     for name in FIELDS:
-        group.add_argument(f"--{name.replace('_', '-')}", dest=f"set_{name}", metavar="V", help=docs.get(name))
+        group.add_argument(
+            f"--{name.replace('_', '-')}", dest=f"set_{name}", metavar="V", help=docs.get(name)
+        )
 
 
 def run(args: argparse.Namespace) -> int:
-    overrides = {name: getattr(args, f"set_{name}") for name in FIELDS if getattr(args, f"set_{name}") is not None}
+    overrides = {
+        name: getattr(args, f"set_{name}") for name in FIELDS if getattr(args, f"set_{name}") is not None
+    }
     cfg = load_config(args.config, overrides)
     from training.train import Trainer  # torch and friends load only when training
 

@@ -93,7 +93,9 @@ class TrainConfig:
             if not ok:
                 raise ConfigError(f"config field '{name}': {why}, got {getattr(self, name)!r}")
 
-        need(bool(self.name) and "/" not in self.name and self.name not in {".", ".."}, "name", "a plain name")
+        need(
+            bool(self.name) and "/" not in self.name and self.name not in {".", ".."}, "name", "a plain name"
+        )
         need(len(self.hidden) >= 1 and all(h >= 1 for h in self.hidden), "hidden", "positive widths")
         need(self.activation in {"relu", "sigmoid", "tanh"}, "activation", "relu, sigmoid or tanh")
         need(self.games >= 1, "games", "must be >= 1")
@@ -101,7 +103,9 @@ class TrainConfig:
         need(0.0 <= self.lam <= 1.0, "lam", "must be in [0, 1]")
         need(self.lr > 0, "lr", "must be > 0")
         need(self.lr_final > 0, "lr_final", "must be > 0")
-        need(self.lr_schedule in {"cosine", "linear", "constant"}, "lr_schedule", "cosine, linear or constant")
+        need(
+            self.lr_schedule in {"cosine", "linear", "constant"}, "lr_schedule", "cosine, linear or constant"
+        )
         need(self.optimizer in {"adam", "sgd"}, "optimizer", "adam or sgd")
         need(self.train_games >= 1, "train_games", "must be >= 1")
         need(self.minibatch >= 1, "minibatch", "must be >= 1")
@@ -110,7 +114,11 @@ class TrainConfig:
         need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
         need(self.eval_every >= 0, "eval_every", "must be >= 0")
         need(self.eval_games >= 2, "eval_games", "must be >= 2")
-        need(self.device in {"auto", "cpu", "cuda"} or self.device.startswith("cuda:"), "device", "auto, cpu or cuda")
+        need(
+            self.device in {"auto", "cpu", "cuda"} or self.device.startswith("cuda:"),
+            "device",
+            "auto, cpu or cuda",
+        )
         need(self.threads >= 0, "threads", "must be >= 0")
         from bgnet.encoding import ENCODERS
 
@@ -202,5 +210,3 @@ def default_field_help() -> dict[str, str]:
         if isinstance(a, ast.AnnAssign) and isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant):
             docs[a.target.id] = str(b.value.value)  # type: ignore[union-attr]
     return docs
-
-

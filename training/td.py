@@ -24,15 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-FLIP = np.array([0, 3, 4, 1, 2])
-"""Index permutation that, with ``win -> 1 - win``, turns probabilities to the other side."""
-
-
-def flip_probs(p: np.ndarray) -> np.ndarray:
-    """(..., 5) probabilities seen by the other side: (1 - w, lg, lbg, wg, wbg)."""
-    q = p[..., FLIP].copy()
-    q[..., 0] = 1.0 - p[..., 0]
-    return q
+from bgnet.probabilities import flip as flip_probs
 
 
 def lambda_returns(values: np.ndarray, lengths: np.ndarray, finals: np.ndarray, lam: float) -> np.ndarray:

@@ -1,0 +1,77 @@
+"""Self-play speed: bgnet training games/s (default config) against gnubg-nn 0-ply self-play games/s.
+
+bgnet's figure is real training: B games in lockstep, one network forward
+per ply over all candidates, TD(lambda) updates and checkpoints, with the
+recipe of ``configs/default.toml`` (only ``games`` and evaluation changed).
+gnubg's figure is GNU Backgammon's 0-ply player (gnubg-nn ``best_move``)
+playing itself, one game at a time, without learning.  Both run in this one
+process, one after the other; the machine is noisy: read the ratio.
+
+    make bench-selfplay      # or: .venv/bin/python benchmarks/selfplay.py [--games N] [--gnubg-games M]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import gnubg_nn
+import numpy as np
+
+from training.config import load_config
+from training.train import Trainer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bgnet_games_per_s(config: Path, games: int, threads: int) -> tuple[float, str]:
+    cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", "threads": threads})
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", "threads": threads})
+        Trainer(warm, tmp, progress=False).run()  # compile / load the Numba caches
+        trainer = Trainer(cfg, tmp, progress=False)
+        t = time.perf_counter()
+        trainer.run()
+        elapsed = time.perf_counter() - t
+    return (
+        games / elapsed,
+        f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {trainer.device}",
+    )
+
+
+def gnubg_games_per_s(games: int, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    start = gnubg_nn.board_from_position_id("4HPwATDgc/ABMA")
+    t = time.perf_counter()
+    for _ in range(games):
+        board = [list(start[0]), list(start[1])]
+        while True:
+            d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
+            found = gnubg_nn.best_move(board, d1, d2, b=1)
+            if found and found[0]:
+                board = gnubg_nn.board_from_position_key(found[1])  # already from the next roller's side
+            else:
+                board = [board[1], board[0]]  # no legal play
+            if sum(board[0]) == 0:  # the side that just moved has borne everything off
+                break
+    return games / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(ROOT / "configs" / "default.toml"))
+    ap.add_argument("--games", type=int, default=4000, help="bgnet training games")
+    ap.add_argument("--gnubg-games", type=int, default=300, help="gnubg-nn self-play games")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    args = ap.parse_args()
+    ours, what = bgnet_games_per_s(Path(args.config), args.games, args.threads)
+    theirs = gnubg_games_per_s(args.gnubg_games, seed=1)
+    print(f"bgnet training self-play ({what}): {ours:8.1f} games/s")
+    print(f"gnubg-nn 0-ply self-play (no learning):     {theirs:8.1f} games/s")
+    print(f"ratio vs gnubg selfplay: {ours / theirs:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""End to end: a tiny self-play run, checkpoints, resume, and refusals with clear messages."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bgnet import checkpoint
+from bgnet.checkpoint import CheckpointError
+from bgnet.evaluator import NetEvaluator
+from bgnet.lockstep import play_match
+from bgnet.position import STARTING
+from training.config import ConfigError, TrainConfig, load_config, make_config
+from training.train import Trainer
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+TINY = dict(
+    name="tiny",
+    hidden=(8,),
+    games=40,
+    parallel_games=8,
+    train_games=8,
+    minibatch=64,
+    checkpoint_every=16,
+    keep_checkpoints=2,
+    eval_every=0,
+    device="cpu",
+)
+
+
+def tiny(**changes) -> TrainConfig:
+    return make_config({**TINY, **changes})
+
+
+def test_a_tiny_run_writes_a_checkpoint_that_loads_and_plays(tmp_path):
+    st = Trainer(tiny(), tmp_path, progress=False).run()
+    assert st.games == 40 and st.updates >= 5 and st.positions > 40 * 20
+    ckpts = sorted((tmp_path / "tiny").glob("checkpoint-*.pt"))
+    assert len(ckpts) == 2  # keep_checkpoints
+    assert (tmp_path / "tiny" / "config.toml").exists() and (tmp_path / "tiny" / "metrics.jsonl").exists()
+    model, encoder, state = checkpoint.load_network(ckpts[-1])
+    assert state["counters"]["games"] == 40 and state["config"]["hidden"] == [8]
+    ev = NetEvaluator(model, encoder)
+    points = play_match((ev.choose, ev.choose), 4, np.random.default_rng(0), slots=2)
+    assert len(points) == 4 and set(points.tolist()) <= {-3, -2, -1, 1, 2, 3}
+
+
+def test_running_the_same_command_again_resumes_from_the_last_checkpoint(tmp_path):
+    Trainer(tiny(games=24), tmp_path, progress=False).run()
+    first = Trainer(tiny(games=24), tmp_path, progress=False)
+    assert first.state.games == 24  # nothing left to do: loaded, not restarted
+    before = {k: v.clone() for k, v in first.evaluator.model.state_dict().items()}
+    # A longer run of the same recipe is refused (games differs), so resume with the same config.
+    again = Trainer(tiny(games=24), tmp_path, progress=False)
+    for k, v in again.evaluator.model.state_dict().items():
+        assert torch.equal(v, before[k])
+    assert again.rng.bit_generator.state == first.rng.bit_generator.state
+
+
+def test_a_killed_run_resumes_and_finishes(tmp_path):
+    trainer = Trainer(tiny(), tmp_path, progress=False)
+    # Simulate a kill after the first checkpoint: run, then delete the later checkpoints.
+    trainer.run()
+    ckpts = sorted((tmp_path / "tiny").glob("checkpoint-*.pt"))
+    ckpts[-1].unlink()
+    resumed = Trainer(tiny(), tmp_path, progress=False)
+    assert 0 < resumed.state.games < 40
+    assert resumed.run().games == 40
+
+
+def test_a_run_directory_made_by_another_config_is_refused_naming_the_difference(tmp_path):
+    Trainer(tiny(), tmp_path, progress=False)
+    with pytest.raises(ConfigError, match=r"lam: 0\.5 != 0\.7"):
+        Trainer(tiny(lam=0.5), tmp_path, progress=False)
+
+
+def test_a_checkpoint_for_another_encoder_version_or_shape_fails_clearly(tmp_path):
+    trainer = Trainer(tiny(), tmp_path, progress=False)
+    state = trainer.checkpoint_state()
+    bad = dict(state, encoder_version="tesauro198-v0")
+    path = checkpoint.save(tmp_path / "old.pt", bad)
+    with pytest.raises(CheckpointError, match="encoder version 'tesauro198-v0'"):
+        checkpoint.load_network(path)
+    wrong_shape = dict(state, shape={**state["shape"], "hidden": [9]})
+    path = checkpoint.save(tmp_path / "shape.pt", wrong_shape)
+    with pytest.raises(CheckpointError, match="do not match the network shape"):
+        checkpoint.load_network(path)
+
+
+def test_a_corrupt_or_missing_checkpoint_fails_with_a_clear_message(tmp_path):
+    trainer = Trainer(tiny(), tmp_path, progress=False)
+    path = trainer.save_checkpoint()
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="not a readable bgnet checkpoint"):
+        checkpoint.load_network(path)
+    (tmp_path / "junk.pt").write_bytes(b"hello")
+    with pytest.raises(CheckpointError, match="not a readable bgnet checkpoint"):
+        checkpoint.load_network(tmp_path / "junk.pt")
+    with pytest.raises(CheckpointError, match="no checkpoint file"):
+        checkpoint.load_network(tmp_path / "absent.pt")
+
+
+def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
+    Trainer(tiny(), tmp_path, progress=False).run()
+    assert not list((tmp_path / "tiny").glob("*.tmp"))
+
+
+@pytest.mark.parametrize(
+    ("values", "words"),
+    [
+        ({"lam": 1.5}, "'lam': must be in [0, 1]"),
+        ({"lam": "x"}, "'lam': expected float"),
+        ({"hidden": [0]}, "'hidden': positive widths"),
+        ({"encoder": "nope"}, "'encoder': one of"),
+        ({"games": 2.5}, "'games': expected int"),
+        ({"bogus": 1}, "unknown config field(s): bogus"),
+        ({"device": "tpu"}, "'device'"),
+    ],
+)
+def test_bad_config_values_name_the_field_and_why(values, words):
+    with pytest.raises(ConfigError) as err:
+        make_config(values)
+    assert words in str(err.value)
+
+
+def test_shipped_configs_load_and_command_line_overrides_apply():
+    for name in ("default", "quick", "gpu"):
+        cfg = load_config(CONFIGS / f"{name}.toml")
+        assert cfg.name == name
+    cfg = load_config(CONFIGS / "quick.toml", {"lam": "0.9", "hidden": "32,16"})
+    assert cfg.lam == 0.9 and cfg.hidden == (32, 16)
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(CONFIGS / "absent.toml")
+
+
+def test_probabilities_are_consistent_for_random_weights():
+    from bgnet.encoding import TESAURO_198
+    from bgnet.network import ValueNet
+
+    torch.manual_seed(0)
+    model = ValueNet(TESAURO_198.width, (16,))
+    p = NetEvaluator(model, TESAURO_198).probabilities(np.stack([STARTING.board] * 3))
+    assert (p[:, 1] <= p[:, 0]).all() and (p[:, 2] <= p[:, 1]).all()
+    assert (p[:, 3] <= 1 - p[:, 0] + 1e-6).all() and (p[:, 4] <= p[:, 3]).all()
