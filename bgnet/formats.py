@@ -61,6 +61,8 @@ XGID
 
 from __future__ import annotations
 
+import base64
+
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -214,13 +216,28 @@ def position_id(board: Board | Position) -> str:
     The player not on roll is encoded first, the player on roll second (see
     the module docstring for why).  ``position_id(STARTING) == "4HPwATDgc/ABMA"``.
     """
-    key = 0
-    bit = 0
-    for side in board_to_gnubg(board):
-        for n in side:
-            key |= ((1 << n) - 1) << bit
-            bit += n + 1
-    return _encode_base64(key.to_bytes(_POSITION_KEY_BYTES, "little"))
+    return position_ids(_as_board(board)[None, :])[0]
+
+
+def position_ids(boards: np.ndarray) -> list[str]:
+    """The Position IDs of an (N, 26) array of legal boards, vectorised (for long move lists).
+
+    The key is 80 bits, least significant first: for each of the 50 points
+    (the player not on roll's points 1..24 and bar, then the player on roll's),
+    one 1-bit per checker and a 0-bit to end the point; then zeros.  The 10
+    bytes are written as base64 without its padding.
+    """
+    b = np.asarray(boards, dtype=np.int64).reshape(-1, NUM_SLOTS)
+    theirs = np.maximum(-b[:, 24::-1], 0)  # slots 24..0: their points 1..24, then their bar (slot 0)
+    ours = np.maximum(b[:, 1:], 0)  # slots 1..25: our points 1..24, then our bar
+    counts = np.concatenate([theirs, ours], axis=1)
+    if (theirs.sum(axis=1) > CHECKERS).any() or (ours.sum(axis=1) > CHECKERS).any():
+        raise InvalidPositionError(f"a board has more than {CHECKERS} checkers for a side")
+    ends = np.cumsum(counts + 1, axis=1) - 1  # the 0-bit that ends each point
+    bits = np.arange(_POSITION_KEY_BYTES * 8)[None, :] < ends[:, -1:]
+    bits[np.arange(len(b))[:, None], ends[:, :-1]] = False
+    packed = np.packbits(bits, axis=1, bitorder="little")
+    return [base64.b64encode(row.tobytes())[:POSITION_ID_LENGTH].decode("ascii") for row in packed]
 
 
 def board_from_position_id(text: str) -> Board:

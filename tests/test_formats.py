@@ -636,3 +636,10 @@ def test_parse_position_of_position_id_gives_back_the_board(board: np.ndarray) -
     pos, info = parse_position(position_id(board))
     assert info is None
     assert np.array_equal(pos.board, board)
+
+
+@given(st.lists(legal_boards(), min_size=1, max_size=20))
+def test_position_ids_of_a_batch_equal_gnubgs_one_by_one(boards: list[np.ndarray]) -> None:
+    from bgnet.formats import position_ids
+
+    assert position_ids(np.stack(boards)) == [gnubg_nn.position_id(board_to_gnubg(b)) for b in boards]
