@@ -16,7 +16,7 @@ import numpy as np
 
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
-from bgnet.formats import parse_position, position_id
+from bgnet.formats import Xgid, parse_position, position_id, position_ids
 from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import format_play
 from bgnet.position import Position
@@ -31,8 +31,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"bgnet: error: {message}\n")
 
 
-def _plays_json(position: Position, dice: Dice, batch: MoveBatch, i: int, probs: np.ndarray | None) -> dict:
-    """The JSON object of roll ``i``; with ``probs`` (the mover's, per result row) ranked best first."""
+def _plays_json(
+    position: Position, dice: Dice, batch: MoveBatch, ids: list[str], i: int, probs: np.ndarray | None
+) -> dict:
+    """The JSON object of roll ``i``; with ``probs`` (the mover's, per result row) ranked best first.
+
+    ``ids`` are the Position IDs of all the batch's results (computed at once).
+    """
     rows = list(range(batch.offsets[i], batch.offsets[i + 1]))
     if probs is not None:
         eq = equity(probs)
@@ -40,7 +45,7 @@ def _plays_json(position: Position, dice: Dice, batch: MoveBatch, i: int, probs:
     plays = []
     for r in rows:
         steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
-        play = {"play": format_play(position.board, steps), "position": position_id(batch.positions[r])}
+        play = {"play": format_play(position.board, steps), "position": ids[r]}
         if probs is not None:
             play["equity"] = round(float(eq[r]), 6)
             play["probabilities"] = [round(float(x), 6) for x in probs[r]]
@@ -59,13 +64,21 @@ def _mover_probs(args: argparse.Namespace, batch: MoveBatch) -> np.ndarray | Non
     return flip_probs(NetEvaluator(model, encoder).probabilities(batch.positions))
 
 
+def _dice_of(text: str | None, info: object) -> Dice:
+    """The dice typed, or else those rolled in the XGID or Match ID."""
+    if text is not None:
+        return Dice.parse(text)
+    rolled = info.rolled if isinstance(info, Xgid) else getattr(info, "dice", (0, 0))
+    if rolled and rolled[0]:
+        return Dice.of(*rolled)
+    raise BgnetError("give the dice after the position, like 31 or 3-1")
+
+
 def _moves_one(args: argparse.Namespace) -> int:
-    if args.dice is None:
-        raise BgnetError("give the dice after the position, like 31 or 3-1")
-    position, _ = parse_position(args.position)
-    dice = Dice.parse(args.dice)
+    position, info = parse_position(args.position)
+    dice = _dice_of(args.dice, info)
     batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
-    result = _plays_json(position, dice, batch, 0, _mover_probs(args, batch))
+    result = _plays_json(position, dice, batch, position_ids(batch.positions), 0, _mover_probs(args, batch))
     if args.json:
         print(json.dumps(result))
     elif not result["plays"]:
@@ -96,9 +109,10 @@ def _moves_batch(args: argparse.Namespace) -> int:
             continue
         parts = line.split()
         try:
-            if len(parts) != 2:
+            if not 1 <= len(parts) <= 2:
                 raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
-            parsed.append((parse_position(parts[0])[0], Dice.parse(parts[1])))
+            position, info = parse_position(parts[0])
+            parsed.append((position, _dice_of(parts[1] if len(parts) == 2 else None, info)))
         except BgnetError as e:
             parsed.append(f"line {n}: {e}")
     good = [p for p in parsed if not isinstance(p, str)]
@@ -107,6 +121,7 @@ def _moves_batch(args: argparse.Namespace) -> int:
         np.array([[d.high, d.low] for _, d in good], dtype=np.int64).reshape(-1, 2),
     )
     probs = _mover_probs(args, batch)
+    ids = position_ids(batch.positions)
     errors = 0
     i = 0
     out = sys.stdout
@@ -116,7 +131,7 @@ def _moves_batch(args: argparse.Namespace) -> int:
             print(f"bgnet: error: {item}", file=sys.stderr)
             out.write(json.dumps({"error": item}) + "\n")
         else:
-            out.write(json.dumps(_plays_json(item[0], item[1], batch, i, probs)) + "\n")
+            out.write(json.dumps(_plays_json(item[0], item[1], batch, ids, i, probs)) + "\n")
             i += 1
     return EXIT_BAD_INPUT if errors else 0
 
@@ -186,7 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
         "GNUBG Position ID of the result, seen by the opponent (now on roll).",
     )
     moves.add_argument("position", nargs="?", help="GNUBG Position ID, positionid:matchid, or XGID")
-    moves.add_argument("dice", nargs="?", help="the roll, like 31 or 3-1")
+    moves.add_argument(
+        "dice", nargs="?", help="the roll, like 31 or 3-1 (default: the XGID's or Match ID's dice)"
+    )
     moves.add_argument("--json", action="store_true", help="print one JSON object")
     moves.add_argument(
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"

@@ -100,3 +100,10 @@ def test_bad_input_exits_2_with_one_line_naming_the_problem(argv, words):
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and words in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_dice_of_an_xgid_are_used_when_none_are_typed(capsys):
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+    _, typed, _ = run(capsys, "moves", xgid, "52", "--json")
+    _, implied, _ = run(capsys, "moves", xgid, "--json")
+    assert json.loads(implied) == json.loads(typed)

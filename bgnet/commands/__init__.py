@@ -1,0 +1,1 @@
+"""Subcommands of the ``bgnet`` command line, each with ``register(subparsers)``."""
