@@ -225,9 +225,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
     watch.set_defaults(func=_cmd_watch)
 
-    from bgnet.commands import bearoff
+    from bgnet.commands import bearoff, cube
 
     bearoff.register(sub)
+    cube.register(sub)
 
     train = sub.add_parser(
         "train",
