@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test watch moves train bench-movegen bench-selfplay bench-pubeval lint clean
+.PHONY: setup test watch moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,9 @@ bench-selfplay: $(STAMP)
 
 bench-pubeval: $(STAMP)
 	$(PY) benchmarks/vs_pubeval.py
+
+bench-eval: $(STAMP)
+	$(PY) benchmarks/eval.py
 
 lint: $(STAMP)
 	.venv/bin/ruff check bgnet training tests benchmarks

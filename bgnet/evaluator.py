@@ -1,23 +1,205 @@
-"""Evaluation with a network at 0-ply: probabilities of positions, best plays of rolls.
+"""Evaluation at 0, 1, 2... plies: probabilities of positions, ranking and choice of plays.
 
-One batched API: :meth:`NetEvaluator.probabilities` evaluates an ``(N, 26)``
-array of positions (each for its side on roll) in one network forward;
-:meth:`NetEvaluator.choose` picks, for every roll of a
-:class:`~bgnet.movegen.MoveBatch`, the result that is best for the mover.
-Move generation returns results seen by the opponent, so the mover's best
-is the result whose equity for the opponent is lowest.
+Perspectives (the convention of all of bgnet)
+---------------------------------------------
+* :meth:`Evaluator.probabilities` takes ``(N, 26)`` boards, each seen from
+  its side **on roll** (about to roll the dice), and returns ``(N, 5)``
+  probabilities **for that side** (win, win gammon, win backgammon, lose
+  gammon, lose backgammon; see :mod:`bgnet.probabilities`).
+* A :class:`~bgnet.movegen.MoveBatch` holds the results of rolls, each
+  **seen by the opponent, now on roll**.  :meth:`Evaluator.rank` returns,
+  for every result row, the probabilities **for the mover** (the side that
+  played the roll), i.e. the flip of the result's own probabilities.
+* :meth:`Evaluator.choose` returns, per roll, the absolute row of the
+  mover's best result (-1 when the roll has no legal play).
+
+Plies
+-----
+The 0-ply value of a position is the static one: the exact result of a
+finished game (:func:`bgnet.game.final_probabilities`; the side not on roll
+has borne off), else the exact bearoff database when one is given and
+covers the position, else the network (or any 0-ply function).
+
+The n-ply value (n >= 1) of a position P with side S on roll is the average,
+over the 21 rolls weighted by :data:`~bgnet.dice.ROLL_WEIGHTS`, of the value
+for S of the result S plays with that roll: S's plays of the roll are ranked
+at ply n - 1 (with the ``inner`` move filters, below) and the best for S is
+taken, its (n-1)-ply value (a value for the opponent, now on roll) flipped
+back to S.  A roll with no legal play passes: the result is ``flip(P)`` with
+the opponent on roll, valued at ply n - 1.  Finished games and positions
+the bearoff database covers are exact and never searched, at every ply.
+So the 1-ply value is the average over the rolls of the best 0-ply reply's
+value, flipped; the 2-ply value averages, over S's rolls, the 1-ply value
+of the play S picks (by default its best 0-ply play, see ``inner``), and
+each of those averages the opponent's best 0-ply replies.
+
+Move filters
+------------
+Ranking the plays of a roll at ply n (:meth:`Evaluator.rank`) works as in
+gnubg: every play is evaluated at 0-ply; a :class:`MoveFilter` keeps the
+few best (the ``accept`` best, then more up to ``keep`` in all while within
+``window`` equity of the best); the survivors are evaluated deeper, and so
+on up to ply n.  ``filters[k]`` is the filter applied to the plays evaluated
+at ply k (levels past the end of the tuple, or ``None``, are skipped: no
+evaluation at that ply, the survivors go on).  Rows filtered out keep the
+value of the deepest ply they were evaluated at; ``rank(..., with_plies=True)``
+says which ply that is, and :meth:`Evaluator.choose` picks among the rows
+evaluated deepest.
+
+* :data:`DEFAULT_FILTERS` (used to rank and choose at the top): gnubg's
+  default "normal" filter: at 0-ply keep up to 8 plays within 0.16 equity of
+  the best; skip 1-ply; at 2-ply (for 3-ply) keep up to 2 within 0.04.
+* :data:`INNER_FILTERS` (how each side picks its play *inside* an n-ply
+  evaluation): the best 0-ply play only, valued at ply n - 1, which is what
+  gnubg's own n-ply evaluation does (``FindBestMoveInEval``).  ``inner=()``
+  (no filter) gives the full expectimax, each side picking its play by its
+  (n-1)-ply value: about 20x slower at 2-ply (0.7 s instead of 0.03 s for
+  the 2-ply value of the starting position on one CPU thread).
+
+Everything is batched: the M x 21 (position, roll) pairs of an n-ply
+evaluation are generated in one stream of :class:`~bgnet.movegen.MoveGenerator`
+chunks, each chunk's results evaluated in one forward, reduced per pair by a
+compiled segment maximum, and averaged with the roll weights.  Work
+grows about 21 x (plays kept) per ply: 1-ply decisions take milliseconds,
+2-ply ones about 0.2 s on one CPU thread (``benchmarks/eval.py``).  An
+evaluator keeps one move-generator buffer per depth: use one instance per
+thread.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
 import numpy as np
 import torch
+from numba import njit
 
+from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
-from bgnet.movegen import MoveBatch
+from bgnet.movegen import MoveBatch, MoveGenerator
 from bgnet.network import ValueNet
+from bgnet.position import NUM_SLOTS
+from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
+
+__all__ = [
+    "DEFAULT_FILTERS",
+    "INNER_FILTERS",
+    "BearoffDatabase",
+    "Evaluator",
+    "FunctionEvaluator",
+    "MoveFilter",
+    "NO_FILTER",
+    "NetEvaluator",
+    "segment_argmin",
+]
+
+_ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
+_CHUNK = 1 << 16
+"""Rows per network forward (and capacity of the move generators' buffers)."""
+
+
+@dataclass(frozen=True)
+class MoveFilter:
+    """Which plays of one roll go on to a deeper evaluation (gnubg's move filter).
+
+    Of the plays of a roll, sorted by equity for the mover at the ply just
+    evaluated, the ``accept`` best always go on; further plays go on while
+    they are within ``window`` equity of the best and ``keep`` are not yet
+    reached.  gnubg's default at 0-ply is ``MoveFilter(keep=8, window=0.16)``.
+    """
+
+    keep: int = 8
+    window: float = 0.16
+    accept: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.accept <= self.keep:
+            raise ValueError(f"need 1 <= accept <= keep, got accept={self.accept}, keep={self.keep}")
+        if not self.window >= 0:
+            raise ValueError(f"window must be >= 0, got {self.window}")
+
+
+Filters = Sequence[MoveFilter | None]
+
+DEFAULT_FILTERS: tuple[MoveFilter | None, ...] = (MoveFilter(8, 0.16), None, MoveFilter(2, 0.04))
+"""gnubg's "normal" move filter, for ranking and choosing the plays of a roll."""
+
+INNER_FILTERS: tuple[MoveFilter | None, ...] = (MoveFilter(1, 0.0),)
+"""Inside an n-ply evaluation each side plays its best 0-ply play (as gnubg does)."""
+
+NO_FILTER = MoveFilter(keep=2**62, window=math.inf)
+"""Keeps every play."""
+
+
+class BearoffDatabase(Protocol):
+    """What the evaluator needs of an exact bearoff database (``bgnet.bearoff``)."""
+
+    def covers(self, boards: np.ndarray) -> np.ndarray:
+        """Bool mask over (N, 26) boards: True where the database holds the exact value."""
+        ...
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) exact probabilities of covered boards, for the side on roll."""
+        ...
+
+
+# ---------------------------------------------------------------------------
+# Segment reductions (compiled)
+
+
+@njit(cache=True)
+def _segment_argmin(values, offsets, rows):
+    for i in range(len(offsets) - 1):
+        lo, hi = offsets[i], offsets[i + 1]
+        best = -1
+        for r in range(lo, hi):
+            if best < 0 or values[r] < values[best]:
+                best = r
+        rows[i] = best
+
+
+@njit(cache=True)
+def _segment_best(values, plies, offsets, rows):
+    """Per segment the row of largest ``plies``, then largest ``values``; first on ties; -1 if empty."""
+    for i in range(len(offsets) - 1):
+        lo, hi = offsets[i], offsets[i + 1]
+        best = -1
+        for r in range(lo, hi):
+            if best < 0 or plies[r] > plies[best] or (plies[r] == plies[best] and values[r] > values[best]):
+                best = r
+        rows[i] = best
+
+
+@njit(cache=True)
+def _filter(values, alive, offsets, accept, keep, window, order):
+    """Apply one move filter in place on ``alive`` (``values``: equity for the mover).
+
+    ``order`` is scratch space of the size of the largest segment.
+    """
+    for i in range(len(offsets) - 1):
+        lo, hi = offsets[i], offsets[i + 1]
+        n = 0
+        for r in range(lo, hi):
+            if alive[r]:
+                # insertion sort, descending, stable
+                j = n
+                while j > 0 and values[order[j - 1]] < values[r]:
+                    order[j] = order[j - 1]
+                    j -= 1
+                order[j] = r
+                n += 1
+        if n == 0:
+            continue
+        best = values[order[0]]
+        for k in range(n):
+            r = order[k]
+            alive[r] = k < accept or (k < keep and values[r] >= best - window)
 
 
 def segment_argmin(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -25,22 +207,265 @@ def segment_argmin(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
     Ties go to the first row (the generator's canonical order).
     """
-    n = len(offsets) - 1
-    sizes = np.diff(offsets)
-    rows = np.full(n, -1, dtype=np.int64)
-    if len(values) == 0:
-        return rows
-    seg = np.repeat(np.arange(n), sizes)
-    order = np.lexsort((values, seg))
-    nonempty = sizes > 0
-    rows[nonempty] = order[offsets[:-1][nonempty]]
+    offsets = np.asarray(offsets, dtype=np.int64)
+    rows = np.empty(len(offsets) - 1, dtype=np.int64)
+    _segment_argmin(np.ascontiguousarray(values), offsets, rows)
     return rows
 
 
-class NetEvaluator:
-    """A network and its encoder, evaluating batches of positions on one device."""
+def _segment_best_rows(values: np.ndarray, plies: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    rows = np.empty(len(offsets) - 1, dtype=np.int64)
+    _segment_best(np.ascontiguousarray(values), plies, np.asarray(offsets, dtype=np.int64), rows)
+    return rows
 
-    def __init__(self, model: ValueNet, encoder: Encoder, device: str | torch.device = "cpu") -> None:
+
+# ---------------------------------------------------------------------------
+# The evaluator
+
+
+class Evaluator:
+    """n-ply lookahead over a 0-ply function; see the module docstring.
+
+    Subclasses implement :meth:`_evaluate`, the 0-ply probabilities of
+    boards that are neither finished nor covered by the bearoff database.
+
+    Args:
+        bearoff: an exact bearoff database (:class:`BearoffDatabase`) or None;
+            the boards it covers take its value at every ply.
+        filters: the move filters of :meth:`rank` and :meth:`choose`.
+        inner: the move filters each side uses inside an n-ply evaluation.
+    """
+
+    def __init__(
+        self,
+        *,
+        bearoff: BearoffDatabase | None = None,
+        filters: Filters = DEFAULT_FILTERS,
+        inner: Filters = INNER_FILTERS,
+    ) -> None:
+        self.bearoff = bearoff
+        self.filters = tuple(filters)
+        self.inner = tuple(inner)
+        self._gens: dict[int, MoveGenerator] = {}
+
+    # -- 0-ply --------------------------------------------------------------
+
+    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) float32 0-ply probabilities for the side on roll of unfinished, uncovered boards."""
+        raise NotImplementedError
+
+    def _static(self, boards: np.ndarray) -> np.ndarray:
+        n = len(boards)
+        if n == 0:
+            return np.empty((0, 5), dtype=np.float32)
+        over, exact = final_probabilities(boards)
+        todo = ~over
+        if self.bearoff is not None and todo.any():
+            covered = np.zeros(n, dtype=bool)
+            covered[todo] = np.asarray(self.bearoff.covers(boards[todo]), dtype=bool)
+        else:
+            covered = None
+        if covered is None and not over.any():
+            return np.asarray(self._evaluate(boards), dtype=np.float32)
+        out = exact
+        if covered is not None and covered.any():
+            out[covered] = self.bearoff.probabilities(boards[covered])
+            todo &= ~covered
+        if todo.any():
+            out[todo] = self._evaluate(boards[todo])
+        return out
+
+    # -- positions ----------------------------------------------------------
+
+    def probabilities(self, boards: np.ndarray, ply: int = 0) -> np.ndarray:
+        """(N, 5) float32 ``ply``-ply probabilities of ``boards`` (N, 26), each for its side on roll.
+
+        The side on roll is about to roll; see the module docstring for the
+        n-ply value.  Finished games (the side not on roll has no checker
+        left) get their exact result at every ply, and so do the boards the
+        bearoff database covers.
+        """
+        if ply < 0:
+            raise ValueError(f"ply must be >= 0, got {ply}")
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+        if ply == 0:
+            return self._static(boards)
+        n = len(boards)
+        out = np.empty((n, 5), dtype=np.float32)
+        if n == 0:
+            return out
+        over, exact = final_probabilities(boards)
+        known = over.copy()
+        out[over] = exact[over]
+        if self.bearoff is not None and (~over).any():
+            covered = np.zeros(n, dtype=bool)
+            covered[~over] = np.asarray(self.bearoff.covers(boards[~over]), dtype=bool)
+            if covered.any():
+                out[covered] = self.bearoff.probabilities(boards[covered])
+                known |= covered
+        rest = np.flatnonzero(~known)
+        step = max(1, _CHUNK // len(ALL_ROLLS))
+        for lo in range(0, len(rest), step):
+            idx = rest[lo : lo + step]
+            out[idx] = self._lookahead(boards[idx], ply)
+        return out
+
+    def _generator(self, ply: int) -> MoveGenerator:
+        # One generator per depth: a chunk of depth n stays valid while depth n - 1 runs.
+        gen = self._gens.get(ply)
+        if gen is None:
+            gen = self._gens[ply] = MoveGenerator(_CHUNK)
+        return gen
+
+    def _lookahead(self, boards: np.ndarray, ply: int) -> np.ndarray:
+        """The ``ply``-ply (>= 1) value of unfinished, uncovered boards, for their side on roll."""
+        m = len(boards)
+        k = len(ALL_ROLLS)
+        pairs = np.repeat(boards, k, axis=0)
+        dice = np.tile(_ROLL_DICE, (m, 1))
+        # Per (board, roll): the probabilities of the result played, for the opponent on roll.
+        theirs = np.empty((m * k, 5), dtype=np.float32)
+        passed = []
+        for lo, hi, offsets, positions, steps in self._generator(ply).chunks(pairs, dice):
+            results, plies = self._rank(MoveBatch(offsets, positions, steps), ply - 1, self.inner, full=True)
+            # The mover's best: deepest evaluated, then the lowest equity for the opponent.
+            rows = _segment_best_rows(-equity(results), plies, offsets)
+            moved = rows >= 0
+            theirs[lo:hi][moved] = results[rows[moved]]
+            passed.append(lo + np.flatnonzero(~moved))
+        passes = np.concatenate(passed) if passed else np.empty(0, dtype=np.int64)
+        if len(passes):
+            # No legal play: the opponent is on roll in the same position.
+            theirs[passes] = self.probabilities(flip_board(pairs[passes]), ply - 1)
+        ours = flip_probs(theirs).reshape(m, k, 5).astype(np.float64)
+        return np.einsum("mkj,k->mj", ours, ROLL_WEIGHTS.astype(np.float64)).astype(np.float32)
+
+    # -- plays --------------------------------------------------------------
+
+    def _rank(
+        self, batch: MoveBatch, ply: int, filters: Filters, full: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(probabilities **of each result**, for the opponent on roll; the ply of each) of every row.
+
+        See :meth:`rank` (which flips them to the mover).  The mover's equity
+        of a row is ``-equity`` of its probabilities.  With ``full=False`` a
+        roll left with a single candidate is not evaluated deeper (enough to
+        choose, not to value).
+        """
+        offsets = np.asarray(batch.offsets, dtype=np.int64)
+        positions = batch.positions
+        theirs = self._static(positions)
+        plies = np.zeros(len(positions), dtype=np.int64)
+        if ply == 0 or len(positions) == 0:
+            return theirs, plies
+        alive = np.ones(len(positions), dtype=bool)
+        order = np.empty(int(np.diff(offsets).max()), dtype=np.int64)
+        done = 0
+        for level in range(ply):
+            f = filters[level] if level < len(filters) else None
+            if f is None:
+                continue
+            if level > done:
+                rows = np.flatnonzero(alive)
+                theirs[rows] = self.probabilities(positions[rows], level)
+                plies[rows] = level
+                done = level
+            _filter(-equity(theirs), alive, offsets, f.accept, f.keep, f.window, order)
+        if not full:
+            cum = np.concatenate(([0], np.cumsum(alive)))
+            counts = cum[offsets[1:]] - cum[offsets[:-1]]
+            alive &= ~np.repeat(counts == 1, np.diff(offsets))
+        rows = np.flatnonzero(alive)
+        theirs[rows] = self.probabilities(positions[rows], ply)
+        plies[rows] = ply
+        return theirs, plies
+
+    def rank(
+        self,
+        batch: MoveBatch,
+        ply: int = 0,
+        filters: Filters | None = None,
+        *,
+        with_plies: bool = False,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """(N_results, 5) probabilities **for the mover** of every result row of ``batch``.
+
+        The rows of each roll are evaluated at 0-ply, filtered with
+        ``filters`` (default: the evaluator's, :data:`DEFAULT_FILTERS`), and
+        the survivors evaluated at ``ply``.  **Rows filtered out keep their
+        lower-ply value** (the deepest ply they reached); with
+        ``with_plies=True`` the ply of each row comes back too, as
+        ``(probs, plies)``.
+        """
+        if ply < 0:
+            raise ValueError(f"ply must be >= 0, got {ply}")
+        theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), True)
+        probs = flip_probs(theirs)
+        return (probs, plies) if with_plies else probs
+
+    def choose(
+        self,
+        batch: MoveBatch,
+        player: np.ndarray | None = None,
+        ply: int = 0,
+        filters: Filters | None = None,
+    ) -> np.ndarray:
+        """Each roll's best result for the mover (absolute rows; -1 when there is no legal play).
+
+        At ``ply`` > 0 the best is taken among the rows evaluated deepest
+        (those that passed the filters), as gnubg does; a roll whose filter
+        leaves a single play is not evaluated deeper.  ``player`` is unused
+        (the :data:`bgnet.lockstep.Chooser` signature).
+        """
+        if ply == 0:
+            return segment_argmin(equity(self.probabilities(batch.positions)), batch.offsets)
+        theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), False)
+        return _segment_best_rows(-equity(theirs), plies, batch.offsets)
+
+    def chooser(
+        self, ply: int = 0, filters: Filters | None = None
+    ) -> Callable[[MoveBatch, np.ndarray], np.ndarray]:
+        """A :data:`bgnet.lockstep.Chooser` that plays at ``ply``."""
+
+        def choose(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+            return self.choose(batch, player, ply, filters)
+
+        return choose
+
+
+class FunctionEvaluator(Evaluator):
+    """An evaluator over any vectorised 0-ply function ``(N, 26) boards -> (N, 5)`` (tests, heuristics).
+
+    The function sees only unfinished boards the bearoff database does not
+    cover, each from its side on roll, and returns probabilities for that side.
+    """
+
+    def __init__(self, fn: Callable[[np.ndarray], np.ndarray], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.fn = fn
+
+    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
+        return np.asarray(self.fn(boards), dtype=np.float32).reshape(len(boards), 5)
+
+
+class NetEvaluator(Evaluator):
+    """A network and its encoder, evaluating batches of positions on one device.
+
+    ``probabilities(boards)`` and ``choose(batch, player)`` at their default
+    ply 0 are the trainer's and the arena's one-forward calls.
+    """
+
+    def __init__(
+        self,
+        model: ValueNet,
+        encoder: Encoder,
+        device: str | torch.device = "cpu",
+        *,
+        bearoff: BearoffDatabase | None = None,
+        filters: Filters = DEFAULT_FILTERS,
+        inner: Filters = INNER_FILTERS,
+    ) -> None:
+        super().__init__(bearoff=bearoff, filters=filters, inner=inner)
         self.model = model
         self.encoder = encoder
         self.device = torch.device(device)
@@ -53,21 +478,11 @@ class NetEvaluator:
         return torch.from_numpy(x).to(self.device, non_blocking=True)
 
     @torch.no_grad()
-    def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        """(N, 5) probabilities of ``boards`` (N, 26), each for its side on roll.
-
-        Finished games (the side not on roll has no checker left) get their
-        exact result instead of the network's guess.
-        """
-        if len(boards) == 0:
-            return np.empty((0, 5), dtype=np.float32)
+    def _evaluate(self, boards: np.ndarray) -> np.ndarray:
         self.model.eval()
-        probs = self.model(self._inputs(boards)).float().cpu().numpy()
-        over, exact = final_probabilities(boards)
-        if over.any():
-            probs[over] = exact[over]
-        return probs
-
-    def choose(self, batch: MoveBatch, player: np.ndarray | None = None) -> np.ndarray:
-        """Each roll's best result for the mover (absolute rows; -1 when there is no legal play)."""
-        return segment_argmin(equity(self.probabilities(batch.positions)), batch.offsets)
+        if len(boards) <= _CHUNK:
+            return self.model(self._inputs(boards)).float().cpu().numpy()
+        out = np.empty((len(boards), 5), dtype=np.float32)
+        for lo in range(0, len(boards), _CHUNK):
+            out[lo : lo + _CHUNK] = self.model(self._inputs(boards[lo : lo + _CHUNK])).float().cpu().numpy()
+        return out
