@@ -21,7 +21,6 @@ from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import format_play
 from bgnet.position import Position
 from bgnet.probabilities import equity
-from bgnet.probabilities import flip as flip_probs
 
 EXIT_BAD_INPUT = 2
 
@@ -54,14 +53,14 @@ def _plays_json(
 
 
 def _mover_probs(args: argparse.Namespace, batch: MoveBatch) -> np.ndarray | None:
-    """With ``--rank``: the mover's 5 probabilities of every result, by the network at 0-ply."""
+    """With ``--rank``: the mover's 5 probabilities of every result, by the network at ``--ply``."""
     if not args.rank:
+        if args.ply:
+            raise BgnetError("--ply ranks the plays: give --rank too")
         return None
-    from bgnet.checkpoint import DEFAULT, load_network
-    from bgnet.evaluator import NetEvaluator
+    from bgnet.commands.common import load_evaluator
 
-    model, encoder, _ = load_network(args.checkpoint or DEFAULT)
-    return flip_probs(NetEvaluator(model, encoder).probabilities(batch.positions))
+    return load_evaluator(args.checkpoint).rank(batch, args.ply)
 
 
 def _dice_of(text: str | None, info: object) -> Dice:
@@ -150,13 +149,13 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     """Watch the network (X) play a game against pubeval or itself (O), move by move."""
     import time
 
-    from bgnet.checkpoint import DEFAULT, load_network
-    from bgnet.evaluator import NetEvaluator
+    from bgnet.checkpoint import DEFAULT, read
+    from bgnet.commands.common import load_evaluator
     from bgnet.lockstep import Lockstep, duel
     from bgnet.pubeval import pubeval_best
 
-    model, encoder, state = load_network(args.checkpoint or DEFAULT)
-    ev = NetEvaluator(model, encoder)
+    ev = load_evaluator(args.checkpoint)
+    state = read(args.checkpoint or DEFAULT)
     names = ("bgnet", "pubeval" if args.opponent == "pubeval" else "bgnet")
     print(f"bgnet ({state['counters']['games']} training games) plays X; {names[1]} plays O.\n")
     engine = Lockstep(1, 1, np.random.default_rng(args.seed))
@@ -212,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--rank", action="store_true", help="rank the plays best first by the network (0-ply), with equities"
     )
     moves.add_argument("--checkpoint", metavar="PATH", help="network for --rank (default: the shipped one)")
+    moves.add_argument(
+        "--ply", type=int, default=0, choices=(0, 1, 2, 3), help="lookahead of --rank (default 0)"
+    )
     moves.set_defaults(func=_cmd_moves)
 
     watch = sub.add_parser(
@@ -225,8 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
     watch.set_defaults(func=_cmd_watch)
 
-    from bgnet.commands import bearoff, cube
+    from bgnet.commands import analyze, bearoff, cube
 
+    analyze.register(sub)
     bearoff.register(sub)
     cube.register(sub)
 

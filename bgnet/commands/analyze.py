@@ -1,0 +1,232 @@
+"""``bgnet analyze``: the plays of a roll ranked at a ply, or the cube decision without a roll.
+
+::
+
+    bgnet analyze POSITION [--dice 31] [--ply N] [--xgid XGID | --match-id ID] [--json]
+    bgnet analyze --batch FILE [--ply N] [--json]        # lines "POSITION [DICE]"
+
+POSITION is a GNUBG Position ID, ``positionid:matchid`` or an XGID; an XGID
+or a Match ID (in POSITION or given with ``--xgid``/``--match-id``) carries
+the cube, the score and the match length, and its dice are used when
+``--dice`` is not given.  Without any of them the game is cubeless money
+play.  With a cube state, a play's equity is cubeful: the opponent's
+cubeful equity after the play (its best cube action first, gnubg's way of
+ranking plays) turned to the mover's side, in units of the current cube.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity
+from bgnet.dice import Dice
+from bgnet.errors import BgnetError
+from bgnet.formats import MatchInfo, Xgid, match_info_from_id, parse_position, parse_xgid, position_ids
+from bgnet.movegen import generate
+from bgnet.notation import format_play
+from bgnet.position import Position
+from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
+from bgnet.pubeval import is_race
+
+__all__ = ["register", "run"]
+
+
+def cube_context(info: Xgid | MatchInfo | None) -> tuple[CubeState, MatchState] | None:
+    """The cube and match state, from the side on roll, that an XGID or Match ID carries."""
+    if info is None:
+        return None
+    if isinstance(info, Xgid):
+        owner = {0: CubeOwner.CENTERED, 1: CubeOwner.ME, -1: CubeOwner.OPPONENT}[info.cube_owner]
+        if info.match_length:
+            match = MatchState.match(info.match_length, info.score, crawford=info.crawford)
+        else:
+            match = MatchState.money(jacoby=info.jacoby, beavers=info.beavers)
+        return CubeState(info.cube_value, owner), match
+    me = info.player_on_roll
+    owner = (
+        CubeOwner.CENTERED
+        if info.cube_owner < 0
+        else (CubeOwner.ME if info.cube_owner == me else CubeOwner.OPPONENT)
+    )
+    score = (info.score[me], info.score[1 - me])
+    if info.match_length:
+        match = MatchState.match(info.match_length, score, crawford=info.crawford)
+    else:
+        match = MatchState.money(jacoby=info.jacoby)
+    return CubeState(info.cube_value, owner), match
+
+
+def _flip_context(ctx: tuple[CubeState, MatchState]) -> tuple[CubeState, MatchState]:
+    cube, match = ctx
+    owner = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME}.get(cube.owner, cube.owner)
+    return CubeState(cube.value, owner), MatchState(
+        length=match.length,
+        score=(match.score[1], match.score[0]),
+        crawford=match.crawford,
+        jacoby=match.jacoby,
+        beavers=match.beavers,
+        auto_doubles=match.auto_doubles,
+    )
+
+
+def _pips(board: np.ndarray) -> int | None:
+    """The side on roll's pip count when the position is a race (for the cube efficiency), else None."""
+    if not is_race(board[None, :])[0]:
+        return None
+    return Position(board, validate=False).pips()[0]
+
+
+def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
+    """The JSON object of one analysis (see the module docstring)."""
+    board = position.board
+    out: dict = {"position": position_ids(board[None, :])[0], "ply": ply}
+    if dice is None:
+        probs = ev.probabilities(board[None, :], ply)[0]
+        cube, match = ctx if ctx is not None else (CubeState(), MatchState.money())
+        decision = cube_decision(probs, cube, match, pips=_pips(board))
+        out.update(
+            dice=None,
+            probabilities=[round(float(x), 6) for x in probs],
+            equity=round(float(equity(probs)), 6),
+            plays=[],
+            cube=decision.to_dict(),
+        )
+        return out
+    batch = generate(board[None, :], np.array([[dice.high, dice.low]]))
+    probs = ev.rank(batch, ply) if len(batch.positions) else np.empty((0, 5))
+    if ctx is None:
+        eq = equity(probs)
+    else:
+        theirs = _flip_context(ctx)
+        eq = np.array(
+            [
+                -cubeful_equity(flip_probs(p), *theirs, pips=_pips(r), cube_action=True)
+                for p, r in zip(probs, batch.positions, strict=True)
+            ]
+        )
+    order = np.argsort(-eq, kind="stable")
+    ids = position_ids(batch.positions)
+    best = eq[order[0]] if len(order) else 0.0
+    plays = []
+    for r in order:
+        steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
+        plays.append(
+            {
+                "play": format_play(board, steps),
+                "position": ids[r],
+                "equity": round(float(eq[r]), 6),
+                "probabilities": [round(float(x), 6) for x in probs[r]],
+                "loss": round(float(best - eq[r]), 6),
+            }
+        )
+    cube = None if ctx is None else {"value": ctx[0].value, "owner": ctx[0].owner.name.lower()}
+    out.update(dice=[dice.high, dice.low], plays=plays, cube=cube, cubeful=ctx is not None)
+    return out
+
+
+def _parse(text: str, dice_text: str | None, xgid: str | None, match_id: str | None):
+    position, info = parse_position(text)
+    if xgid is not None:
+        info = parse_xgid(xgid)
+    elif match_id is not None:
+        info = match_info_from_id(match_id)
+    if dice_text is not None:
+        dice = Dice.parse(dice_text)
+    else:
+        rolled = info.rolled if isinstance(info, Xgid) else getattr(info, "dice", (0, 0))
+        dice = Dice.of(*rolled) if rolled and rolled[0] else None
+    return position, dice, cube_context(info)
+
+
+def _print_text(result: dict) -> None:
+    print(Position(parse_position(result["position"])[0].board))
+    if result["dice"] is None:
+        p = result["probabilities"]
+        print(
+            f"ply {result['ply']}: win {p[0]:.4f} wg {p[1]:.4f} wbg {p[2]:.4f} lg {p[3]:.4f} lbg {p[4]:.4f}"
+            f"   cubeless equity {result['equity']:+.4f}"
+        )
+        c = result["cube"]
+        print(
+            f"No double {c['no_double']:+.4f}   Double, take {c['double_take']:+.4f}   "
+            f"Double, pass {c['double_pass']:+.4f}"
+        )
+        print(f"Proper cube action: {c['action']}")
+        return
+    d = result["dice"]
+    kind = "cubeful" if result.get("cubeful") else "cubeless"
+    print(f"{d[0]}{d[1]} at ply {result['ply']} ({kind} equity for the side to play):")
+    if not result["plays"]:
+        print("  no legal play")
+    width = max((len(p["play"]) for p in result["plays"]), default=0)
+    for i, p in enumerate(result["plays"], 1):
+        pr = p["probabilities"]
+        print(
+            f"{i:3d}. {p['play']:<{width}}  {p['equity']:+.4f} ({-p['loss']:+.4f})   "
+            f"{pr[0]:.3f} {pr[1]:.3f} {pr[2]:.3f} - {1 - pr[0]:.3f} {pr[3]:.3f} {pr[4]:.3f}"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    from bgnet.commands.common import load_evaluator
+
+    if (args.position is None) == (args.batch is None) and args.xgid is None:
+        raise BgnetError("give a POSITION (or --xgid) or --batch FILE")
+    ev = load_evaluator(args.checkpoint)
+    if args.batch is None:
+        position, dice, ctx = _parse(args.position or args.xgid, args.dice, args.xgid, args.match_id)
+        result = analyze(ev, position, dice, ctx, args.ply)
+        if args.json:
+            print(json.dumps(result))
+        else:
+            _print_text(result)
+        return 0
+    lines = sys.stdin.read().splitlines() if args.batch == "-" else _read(args.batch)
+    errors = 0
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split()
+        try:
+            if len(parts) > 2:
+                raise BgnetError(f"expected 'POSITION [DICE]', got {len(parts)} fields")
+            position, dice, ctx = _parse(parts[0], parts[1] if len(parts) == 2 else None, None, None)
+            print(json.dumps(analyze(ev, position, dice, ctx, args.ply)))
+        except BgnetError as e:
+            errors += 1
+            print(f"bgnet: error: line {n}: {e}", file=sys.stderr)
+            print(json.dumps({"error": f"line {n}: {e}"}))
+    return 2 if errors else 0
+
+
+def _read(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError as e:
+        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "analyze",
+        help="rank the plays of a roll at a ply, or give the cube decision",
+        description=__doc__.split("::")[0].strip(),
+    )
+    p.add_argument("position", nargs="?", help="GNUBG Position ID, positionid:matchid, or XGID")
+    p.add_argument(
+        "--dice", help="the roll, like 31 (default: the XGID's or Match ID's dice, else a cube decision)"
+    )
+    p.add_argument("--ply", type=int, default=0, choices=(0, 1, 2, 3), help="lookahead (default 0)")
+    ctx = p.add_mutually_exclusive_group()
+    ctx.add_argument("--xgid", help="an XGID giving the cube, score and match length")
+    ctx.add_argument("--match-id", help="a GNUBG Match ID giving the cube, score and match length")
+    p.add_argument("--batch", metavar="FILE", help="lines 'POSITION [DICE]' ('-' for stdin); JSON lines out")
+    p.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run)

@@ -1,0 +1,78 @@
+"""``bgnet analyze`` and ``bgnet moves --rank --ply``: ranked plays, cubeful equities, cube decisions."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bgnet.cli import main
+from bgnet.commands.analyze import cube_context
+from bgnet.cube import CubeOwner, cube_decision
+from bgnet.formats import parse_position
+from training.config import make_config
+from training.train import Trainer
+
+START = "4HPwATDgc/ABMA"
+XGID_ROLLED = "XGID=-b----E-C---eE---c-e----B-:1:1:1:31:3:2:0:7:10"
+XGID_TO_ROLL = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:2:0:7:10"
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runs")
+    cfg = make_config(dict(name="t", hidden=(8,), games=16, parallel_games=8, train_games=8, eval_every=0))
+    trainer = Trainer(cfg, tmp, progress=False)
+    trainer.run()
+    return str(trainer.latest_checkpoint())
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_plays_are_ranked_best_first_with_their_loss(capsys, ckpt):
+    code, out, _ = run(capsys, "analyze", START, "--dice", "31", "--checkpoint", ckpt, "--json")
+    doc = json.loads(out)
+    eqs = [p["equity"] for p in doc["plays"]]
+    assert code == 0 and len(eqs) == 16 and eqs == sorted(eqs, reverse=True)
+    assert doc["plays"][0]["loss"] == 0 and all(
+        p["loss"] == pytest.approx(eqs[0] - p["equity"], abs=2e-6) for p in doc["plays"]
+    )
+    assert set(doc["plays"][0]) == {"play", "position", "equity", "probabilities", "loss"}
+
+
+def test_analyze_agrees_with_moves_rank_at_the_same_ply(capsys, ckpt):
+    _, a, _ = run(capsys, "analyze", START, "--dice", "42", "--ply", "1", "--checkpoint", ckpt, "--json")
+    _, m, _ = run(capsys, "moves", START, "42", "--rank", "--ply", "1", "--checkpoint", ckpt, "--json")
+    assert [p["play"] for p in json.loads(a)["plays"]] == [p["play"] for p in json.loads(m)["plays"]]
+
+
+def test_an_xgid_gives_cubeful_equities_and_its_dice(capsys, ckpt):
+    _, out, _ = run(capsys, "analyze", XGID_ROLLED, "--checkpoint", ckpt, "--json")
+    doc = json.loads(out)
+    assert doc["dice"] == [3, 1] and doc["cubeful"] is True and doc["cube"] == {"value": 2, "owner": "me"}
+    _, cubeless, _ = run(capsys, "analyze", START, "--dice", "31", "--checkpoint", ckpt, "--json")
+    assert [p["equity"] for p in doc["plays"]] != [p["equity"] for p in json.loads(cubeless)["plays"]]
+
+
+def test_without_a_roll_the_cube_decision_matches_the_cube_module(capsys, ckpt):
+    _, out, _ = run(capsys, "analyze", XGID_TO_ROLL, "--checkpoint", ckpt, "--json")
+    doc = json.loads(out)
+    position, info = parse_position(XGID_TO_ROLL)
+    cube, match = cube_context(info)
+    assert cube.owner == CubeOwner.ME and match.length == 7 and match.score == (3, 2)
+    expected = cube_decision(np.array(doc["probabilities"]), cube, match).to_dict()
+    for key in ("no_double", "double_take", "double_pass"):
+        assert doc["cube"][key] == pytest.approx(expected[key], abs=1e-5)
+    assert doc["cube"]["action"] == expected["action"] and doc["plays"] == []
+
+
+def test_batch_analysis_and_bad_lines(capsys, ckpt, tmp_path):
+    f = tmp_path / "in.txt"
+    f.write_text(f"{START} 31\n{START}\nnonsense 31\n")
+    code, out, err = run(capsys, "analyze", "--batch", str(f), "--checkpoint", ckpt)
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 2 and len(docs) == 3 and len(docs[0]["plays"]) == 16
+    assert "no_double" in docs[1]["cube"] and "line 3" in docs[2]["error"] and "line 3" in err
