@@ -62,7 +62,6 @@ XGID
 from __future__ import annotations
 
 import base64
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
