@@ -26,19 +26,19 @@ from training.train import Trainer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bgnet_games_per_s(config: Path, games: int, threads: int) -> tuple[float, str]:
-    cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", "threads": threads})
+def bgnet_games_per_s(config: Path, games: int, threads: int | None) -> tuple[float, str]:
+    extra = {} if threads is None else {"threads": threads}
+    cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", **extra})
     with tempfile.TemporaryDirectory() as tmp:
-        warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", "threads": threads})
+        warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", **extra})
         Trainer(warm, tmp, progress=False).run()  # compile / load the Numba caches
         trainer = Trainer(cfg, tmp, progress=False)
         t = time.perf_counter()
         trainer.run()
         elapsed = time.perf_counter() - t
-    return (
-        games / elapsed,
-        f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {trainer.device}",
-    )
+    threads_used = cfg.threads or "all"
+    what = f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {threads_used} thread(s)"
+    return games / elapsed, f"{what}, {trainer.device}"
 
 
 def gnubg_games_per_s(games: int, seed: int) -> float:
@@ -62,9 +62,9 @@ def gnubg_games_per_s(games: int, seed: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default=str(ROOT / "configs" / "default.toml"))
-    ap.add_argument("--games", type=int, default=4000, help="bgnet training games")
+    ap.add_argument("--games", type=int, default=10000, help="bgnet training games")
     ap.add_argument("--gnubg-games", type=int, default=300, help="gnubg-nn self-play games")
-    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: the config's)")
     args = ap.parse_args()
     ours, what = bgnet_games_per_s(Path(args.config), args.games, args.threads)
     theirs = gnubg_games_per_s(args.gnubg_games, seed=1)
