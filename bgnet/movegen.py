@@ -353,29 +353,11 @@ def _generate_chunk(boards, dice, start, out_pos, out_steps, offsets, zob):
             n = _gen_double(
                 w, a, out_pos, out_steps, total, cap, src, dseq, hits, nexts, outs, child, cand[0]
             )
-        elif a > b:
-            n = _gen_mixed(
-                w,
-                a,
-                b,
-                out_pos,
-                out_steps,
-                total,
-                cap,
-                src,
-                dseq,
-                zob,
-                cand,
-                hashes,
-                table_stamp,
-                table_row,
-                i + 1,
-            )
         else:
             n = _gen_mixed(
                 w,
-                b,
-                a,
+                max(a, b),
+                min(a, b),
                 out_pos,
                 out_steps,
                 total,

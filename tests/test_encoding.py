@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boards import pos
+from boards import legal_boards, pos
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +34,7 @@ from bgnet.encoding import (
 from bgnet.errors import BgnetError
 from bgnet.formats import board_from_position_id
 from bgnet.movegen import generate
-from bgnet.position import STARTING, Position, check_board, flip
+from bgnet.position import STARTING, Position, flip
 
 DATA = Path(__file__).resolve().parent / "data" / "movegen_positions.txt"
 
@@ -56,21 +56,6 @@ def ext(position: Position, name: str) -> float:
     """One single-unit EXTENDED block of a position."""
     (v,) = enc1(EXTENDED, position)[name]
     return float(v)
-
-
-@st.composite
-def legal_boards(draw) -> np.ndarray:
-    """Any legal board: up to 15 checkers a side anywhere, bars included."""
-    ours = draw(st.lists(st.integers(1, 25), max_size=15))
-    theirs = draw(st.lists(st.integers(0, 24), max_size=15))
-    b = np.zeros(26, dtype=np.int64)
-    for s in ours:
-        b[s] += 1
-    for s in theirs:
-        b[s if b[s] <= 0 else 0] -= 1  # a point of ours: send it to their bar instead
-    board = b.astype(np.int8)
-    check_board(board)
-    return board
 
 
 # --- layout -------------------------------------------------------------------------------------

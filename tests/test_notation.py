@@ -15,6 +15,7 @@ import re
 import gnubg_nn
 import numpy as np
 import pytest
+from boards import legal_boards
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,20 +121,6 @@ def test_bad_board_shape_raises() -> None:
 # --------------------------------------------------------------------------
 # Properties against gnubg_nn's move generator
 # --------------------------------------------------------------------------
-
-
-@st.composite
-def legal_boards(draw: st.DrawFn) -> np.ndarray:
-    """Random legal boards: <= 15 checkers a side, never both sides on a point."""
-    ours = draw(st.lists(st.integers(1, 25), max_size=15))
-    theirs = draw(st.lists(st.integers(0, 24), max_size=15))
-    b = np.zeros(26, dtype=np.int8)
-    for slot in ours:
-        b[slot] += 1
-    for slot in theirs:
-        if b[slot] <= 0:
-            b[slot] -= 1
-    return b
 
 
 def apply_step(b: np.ndarray, src: int, dst: int) -> None:
