@@ -19,18 +19,25 @@ text), which does, in order:
    this play already put a ``*`` on that point (``8/2* 6/2``).
 
 Hits are judged on the board *before* the play only, exactly as gnubg does.
+
+:func:`parse_play` reads a typed play (gnubg's notation and the shorthands
+people type: ``13/7/5``, ``24/13``, ``*`` optional, ``25``/``0`` for bar/off)
+and returns the legal play it describes, or raises
+:class:`~bgnet.errors.IllegalMoveError` saying why it is illegal, incomplete
+or ambiguous.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from bgnet.errors import IllegalMoveError
-from bgnet.position import NUM_SLOTS, OUR_BAR, Board, Position
+from bgnet.position import CHECKERS, NUM_SLOTS, OUR_BAR, Board, Position
 
-__all__ = ["format_play", "format_point"]
+__all__ = ["format_play", "format_point", "parse_play", "parse_point"]
 
 
 def format_point(point: int) -> str:
@@ -127,3 +134,191 @@ def format_play(board: Board | Position, steps: Sequence[tuple[int, int]]) -> st
             text += f"({n})"
         parts.append(text)
     return " ".join(parts)
+
+
+# --------------------------------------------------------------------------
+# Reading a typed play
+# --------------------------------------------------------------------------
+
+_POINT_WORDS = {"bar": OUR_BAR, "b": OUR_BAR, "off": 0, "o": 0}
+_PART = re.compile(r"([0-9a-z*]+(?:/[0-9a-z*]+)+)(?:\(([0-9]+)\))?")
+
+
+def parse_point(text: str) -> int:
+    """A point of a typed play: ``1``-``24``, ``bar`` (or ``b``, ``25``), ``off`` (or ``o``, ``0``).
+
+    A trailing ``*`` (hit mark) is allowed and ignored.  Raises
+    :class:`IllegalMoveError` for anything else.
+    """
+    word = text.strip().lower().rstrip("*")
+    if word in _POINT_WORDS:
+        return _POINT_WORDS[word]
+    if word.isdigit() and len(word) <= 2 and 0 <= int(word) <= 25:
+        return int(word)
+    raise IllegalMoveError(f"{text!r} is not a point: use 1-24, bar or off")
+
+
+def _paths(text: str) -> list[list[int]]:
+    """The checker paths written in ``text``: ``8/5(2) 13/7/5`` -> [[8, 5], [8, 5], [13, 7, 5]]."""
+    parts = text.strip().lower().replace(",", " ").split()
+    if not parts:
+        raise IllegalMoveError("no play given: type one like 24/18 13/11, bar/22 or 6/off")
+    paths: list[list[int]] = []
+    for part in parts:
+        m = _PART.fullmatch(part)
+        if not m:
+            raise IllegalMoveError(
+                f"{part!r} is not a checker move: write from/to like 24/18, bar/22, 6/off, "
+                "8/5(2) or 13/7/5"
+            )
+        try:
+            points = [parse_point(t) for t in m.group(1).split("/")]
+        except IllegalMoveError as e:
+            raise IllegalMoveError(f"{part!r}: {e}") from None
+        count = int(m.group(2)) if m.group(2) else 1
+        if not 1 <= count <= 4:
+            raise IllegalMoveError(f"{part!r}: a checker move is repeated 1 to 4 times, not {count}")
+        for a, b in zip(points, points[1:], strict=False):
+            if a == 0:
+                raise IllegalMoveError(f"{part!r}: a checker cannot move from off the board")
+            if b == OUR_BAR:
+                raise IllegalMoveError(f"{part!r}: a checker cannot move to the bar")
+            if b >= a:
+                raise IllegalMoveError(
+                    f"{part!r}: {format_point(a)}/{format_point(b)} moves away from home; "
+                    "points count down towards your home board (24 ... 1, then off)"
+                )
+        paths.extend([points] * count)
+    if len(paths) > 4:
+        raise IllegalMoveError(f"{text.strip()!r} moves {len(paths)} checkers; a roll moves at most 4")
+    return paths
+
+
+def _own_side(board: np.ndarray) -> np.ndarray:
+    """Our checkers per slot 1..25 and off (slot 0): the part of a position a play fully determines."""
+    ours = np.where(board > 0, board, 0).astype(np.int16)
+    ours[0] = CHECKERS - int(ours[1:].sum())
+    return ours
+
+
+def _hits(before: np.ndarray, after_from_mover: np.ndarray) -> frozenset[int]:
+    """Points where an opposing blot stood before the play and is gone after it."""
+    return frozenset(p for p in range(1, 25) if before[p] == -1 and after_from_mover[p] >= 0)
+
+
+def parse_play(board: Board | Position, dice, text: str):
+    """The legal play of ``dice`` that ``text`` (gnubg notation) describes.
+
+    Accepts what gnubg prints and what people type: ``24/18 13/11``,
+    ``bar/22`` (or ``25/22``), ``6/off`` (or ``6/0``), ``8/5(2)``, one checker
+    through its stops ``13/7/5`` or in one stroke ``24/13``, hit marks
+    ``*`` optional, parts in any order, commas or spaces between them.
+
+    The text is matched against the legal plays (:func:`bgnet.movegen.legal_plays`)
+    by the position it leaves: a play matches when it puts our checkers
+    where the text does and hits every blot the text lands on (the final
+    points and the stops written out).  One checker moved in one stroke
+    (``24/13``) may pass a blot on the way: if one legal play makes the
+    move without hitting, it is that play (as gnubg writes it); if the only
+    ways hit, the one way is taken; if several ways hit different blots the
+    text is ambiguous.
+
+    Args:
+        board: the position before the play, from the mover (bgnet's convention).
+        dice: a :class:`bgnet.dice.Dice`, a pair like ``(6, 5)`` or text like ``"65"``.
+        text: the typed play.
+
+    Returns:
+        The :class:`bgnet.movegen.Play` (notation, steps, result seen by the opponent).
+
+    Raises:
+        IllegalMoveError: with a message for the person: not notation, a
+            checker that is not there, a blocked point, a play that does not
+            use the dice as the rules require (incomplete), one that is not
+            legal, or one that fits several legal plays (ambiguous).
+    """
+    from bgnet.dice import Dice
+    from bgnet.movegen import Play, generate
+
+    pos = board if isinstance(board, Position) else Position(np.asarray(board, dtype=np.int8))
+    b = pos.board
+    if isinstance(dice, str):
+        dice = Dice.parse(dice)
+    elif not isinstance(dice, Dice):
+        dice = Dice.of(*(int(d) for d in dice))
+    roll = f"{dice.high}-{dice.low}"
+    batch = generate(b[None, :], np.array([[dice.high, dice.low]]))
+    results = batch.positions[batch.offsets[0] : batch.offsets[1]]
+    steps = [tuple((int(f), int(t)) for f, t in st if f >= 0) for st in batch.steps[: len(results)]]
+
+    def play(row: int) -> Play:
+        return Play(format_play(b, steps[row]), steps[row], Position(results[row], validate=False))
+
+    paths = _paths(text)
+    if not len(results):
+        raise IllegalMoveError(f"{roll} has no legal play here: you cannot move")
+
+    # Move our checkers as written (opposing checkers ignored), higher points first (as gnubg
+    # orders a play), so that the parts may come in any order.
+    strokes = sorted(
+        ((a, c) for path in paths for a, c in zip(path, path[1:], strict=False)), key=lambda s: -s[0]
+    )
+    mine = _own_side(b)
+    landed: set[int] = set()
+    for a, c in strokes:
+        if mine[a] <= 0:
+            where = "on the bar" if a == OUR_BAR else f"on {format_point(a)}"
+            raise IllegalMoveError(
+                f"you have no checker {where} to move ({format_point(a)}/{format_point(c)})"
+            )
+        if c > 0 and b[c] <= -2:
+            raise IllegalMoveError(f"point {c} is blocked: your opponent has {-int(b[c])} checkers there")
+        mine[a] -= 1
+        mine[c] += 1
+        if c > 0:
+            landed.add(c)
+    off = [a for a, c in strokes if c == 0]
+    if off and mine[7:].sum() > 0:
+        raise IllegalMoveError(
+            f"you cannot bear off ({format_point(off[0])}/off) until all your checkers are in your home board"
+        )
+    must_hit = frozenset(p for p in landed if b[p] == -1)
+
+    # Our side of every result, and where it hit (vectorised over the results).
+    after = -results[:, ::-1].astype(np.int16)  # back to the mover's view
+    ours = np.where(after > 0, after, 0)
+    ours[:, 0] = CHECKERS - ours[:, 1:].sum(axis=1)
+    same = np.flatnonzero((ours == mine).all(axis=1))
+    matches = []
+    for row in same:
+        hits = _hits(b, after[row])
+        if must_hit <= hits:
+            matches.append((int(row), hits))
+    if len(matches) == 1:
+        return play(matches[0][0])
+    if len(matches) > 1:
+        exact = [row for row, hits in matches if hits == must_hit]
+        if len(exact) == 1:
+            return play(exact[0])
+        options = " or ".join(play(row).notation for row, _ in matches)
+        raise IllegalMoveError(
+            f"{text.strip()!r} is ambiguous with {roll}: it could be {options}; write the stops"
+        )
+
+    # No legal play puts the checkers there: say why.
+    said = text.strip()
+    example = play(0).notation
+    if b[OUR_BAR] > 0 and not any(path[0] == OUR_BAR for path in paths):
+        raise IllegalMoveError(
+            f"{said!r} is not legal: you have a checker on the bar and must enter it first "
+            f"(legal plays include {example})"
+        )
+    pips = sum(path[0] - path[-1] for path in paths)
+    least = min(sum(f - t for f, t in st) for st in steps)
+    if pips < least:
+        most = max(len(st) for st in steps)
+        raise IllegalMoveError(
+            f"{said!r} is incomplete: {roll} must be played in full when it can be "
+            f"({most} checker move{'s' if most > 1 else ''} here); for example {example}"
+        )
+    raise IllegalMoveError(f"{said!r} is not a legal play of {roll}; legal plays include {example}")

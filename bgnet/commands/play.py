@@ -1,0 +1,504 @@
+"""``bgnet play``: a game or match against the bot in a plain terminal.
+
+The person plays X at the bottom of the board (gnubg's player 1, points
+numbered from the person's side, moving from 24 down to 1); the bot plays O
+(gnubg's player 0).  Everything is plain text with one prompt per line, so
+it works in any terminal, under tmux and with input piped from a file (the
+input is echoed when it does not come from a terminal, so the transcript
+reads like a session).
+
+At the roll prompt (only when you may double): ``roll`` (or an empty line),
+``double``, ``hint`` (the cube decision), ``resign [single|gammon|backgammon]``;
+a play typed there (or ``#N``) rolls and is then taken as the move.
+At the move prompt: a play in gnubg notation (``24/18 13/11``, ``bar/22``,
+``6/off``, ``8/5(2)``, ``13/7/5``, ``24/13``), ``list`` (or ``?``) for the
+numbered legal plays and ``#N`` to play the N-th, ``hint`` (the bot's best
+plays with equities), ``resign``.  When doubled: ``take``, ``drop``,
+``hint``.  Anywhere: ``board``, ``help``, ``quit``.  A bad or illegal input
+gets a message and a new prompt; the end of the input quits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import IO
+
+import numpy as np
+
+from bgnet.errors import BgnetError, IllegalMoveError
+from bgnet.position import draw
+from bgnet.session import Bot, CubeView, Game, Match, Phase, SessionError
+
+BOT, PERSON = 0, 1
+HELP = {
+    "roll": "roll (or Enter), double, hint, resign [single|gammon|backgammon], board, help, quit",
+    "move": "a play like 24/18 13/11, bar/22, 6/off, 8/5(2), 13/7/5 or 24/13; list (or ?) and #N; "
+    "hint, resign [single|gammon|backgammon], board, help, quit",
+    "doubled": "take, drop, hint, board, help, quit",
+}
+
+
+class Quit(Exception):
+    """The person quit (or the input ended)."""
+
+
+class Console:
+    """Prompts and output; ``reader(prompt)`` returns the next line (None at the end of the input).
+
+    Without a reader, lines come from ``stdin``; the answers are echoed after
+    the prompts unless ``stdin`` is a terminal (which echoes them itself).
+    """
+
+    def __init__(
+        self,
+        out: IO[str] | None = None,
+        reader: Callable[[str], str | None] | None = None,
+        stdin: IO[str] | None = None,
+    ) -> None:
+        self.out = out or sys.stdout
+        self.stdin = stdin or sys.stdin
+        self.terminal = reader is None and _isatty(self.stdin) and self.stdin is sys.stdin
+        self.echo = not self.terminal and (reader is not None or not _isatty(self.stdin))
+        self.reader = reader or self._read
+
+    def _read(self, prompt: str) -> str | None:
+        line = self.stdin.readline()
+        return None if not line else line.rstrip("\r\n")
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        if self.terminal:
+            # A terminal: input() gives line editing (readline) and shows the prompt itself.
+            self.out.flush()
+            try:
+                line: str | None = input(prompt)
+            except EOFError:
+                line = None
+        else:
+            self.out.write(prompt)
+            self.out.flush()
+            line = self.reader(prompt)
+        if line is None:
+            self.out.write("\n")
+            raise Quit("the input ended")
+        if self.echo:
+            self.out.write(line + "\n")
+            self.out.flush()
+        return line.strip()
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------
+# The board and the state, from the person's side
+# --------------------------------------------------------------------------
+
+
+def render(game: Game, names: tuple[str, str]) -> str:
+    """The board from the person (X) with pips, the cube and the score."""
+    board = game.board_for(PERSON)
+    lines = [draw(board)]
+    owner = {"centre": "centred", "me": "you own it", "opponent": f"{names[BOT]} owns it"}[
+        game.cube_owner_for(PERSON)
+    ]
+    cube = f" Cube: {game.cube} ({owner})"
+    m = game.match
+    if m.length:
+        tag = ", Crawford game" if game.crawford else ", post-Crawford" if game.post_crawford else ""
+        score = f"Score: you {m.score[PERSON]}, {names[BOT]} {m.score[BOT]} ({m.length}-point match{tag})"
+    else:
+        score = f"Money session: you {m.score[PERSON]:+d}, {names[BOT]} {m.score[BOT]:+d}"
+        if m.jacoby:
+            score += " (Jacoby rule)"
+    lines.append(f"{cube}    {score}")
+    lines.append(f" You are X (moving from 24 to 1); {names[BOT]} is O.")
+    return "\n".join(lines)
+
+
+def _sentence(error: Exception) -> str:
+    text = str(error)
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _roll_text(dice) -> str:
+    return f"{dice.high}-{dice.low}"
+
+
+def _view(game: Game, player: int) -> CubeView:
+    """The cube and match state from ``player``'s side (for the bot's cube decisions)."""
+    owner = -1 if game.owner < 0 else (0 if game.owner == player else 1)
+    m = game.match
+    score = (m.score[player], m.score[1 - player]) if m.length else (0, 0)
+    return CubeView(game.cube, owner, m.length, score, game.crawford, m.jacoby)
+
+
+# --------------------------------------------------------------------------
+# The session
+# --------------------------------------------------------------------------
+
+
+class PlaySession:
+    """One ``bgnet play`` session: the match loop between the bot (player 0) and the person (player 1)."""
+
+    def __init__(self, match: Match, bot: Bot, console: Console) -> None:
+        self.match = match
+        self.bot = bot
+        self.c = console
+        self.names = match.names
+        self.shown = False  # the board was shown this turn
+        self.pending: str | None = None  # a play typed at the roll prompt
+
+    def run(self) -> int:
+        names = self.names
+        m = self.match
+        kind = f"a {m.length}-point match" if m.length else "money play"
+        self.c.say(f"bgnet play: you against {names[BOT]} ({kind}; ply {self.bot.ply}).")
+        self.c.say("Type help at any prompt for the commands.")
+        try:
+            while not m.over:
+                self.play_game(m.new_game())
+                if m.max_games is None and not m.length and not self._another():
+                    break
+        except Quit as q:
+            self.c.say(f"Quit ({q}).")
+        self.c.say()
+        self.c.say(m.summary())
+        return 0
+
+    def _another(self) -> bool:
+        while True:
+            answer = self.c.ask("Another game? (yes/no) ").lower()
+            if answer in ("y", "yes", ""):
+                return True
+            if answer in ("n", "no", "quit", "q"):
+                return False
+            self.c.say("Answer yes or no.")
+
+    def play_game(self, game: Game) -> None:
+        names = self.names
+        a, b = game.opening_dice
+        self.c.say()
+        tag = " (the Crawford game: no doubling)" if game.crawford else ""
+        self.c.say(f"Game {game.number + 1}{tag}.")
+        who = "You move" if game.first == PERSON else f"{names[BOT]} moves"
+        self.c.say(
+            f"Opening roll: you roll {b}, {names[BOT]} rolls {a}. {who} first with {_roll_text(game.dice)}."
+        )
+        while not game.over:
+            if game.actor == BOT:
+                self.bot_acts(game)
+            else:
+                self.person_acts(game)
+        self.c.say(render(game, names))
+        self.c.say(result_text(game, names[BOT]))
+
+    # -- the bot ---------------------------------------------------------------
+
+    def bot_acts(self, game: Game) -> None:
+        name = self.names[BOT]
+        if game.phase is Phase.ROLL:
+            if game.may_double() and self.bot.wants_to_double(game.board_for(BOT), _view(game, BOT)):
+                game.double()
+                self.c.say(f"{name} doubles to {game.cube * 2}.")
+                return
+            dice = game.roll()
+            self.c.say(f"{name} rolls {_roll_text(dice)}.")
+        if game.phase is Phase.MOVE:
+            assert game.dice is not None
+            play = self.bot.best_play(game.board, game.dice)
+            game.move(play)
+            if play is None:
+                self.c.say(f"{name} cannot move.")
+            else:
+                self.c.say(f"{name} plays {play.notation}.")
+        elif game.phase is Phase.DOUBLED:  # the person doubled
+            answer = self.bot.takes(game.board_for(PERSON), _view(game, PERSON))
+            if answer == "drop":
+                game.drop()
+                self.c.say(f"{name} drops.")
+            else:
+                game.take()
+                self.c.say(f"{name} takes: the cube is on {game.cube}, {name} owns it.")
+        elif game.phase is Phase.RESIGNED:  # the person resigned
+            level = game.resigned
+            if self.bot.accepts_resignation(game.board_for(PERSON), level, game.cube):
+                game.accept()
+                self.c.say(f"{name} accepts.")
+            else:
+                game.reject()
+                self.c.say(f"{name} rejects: play on.")
+
+    # -- the person ------------------------------------------------------------
+
+    def person_acts(self, game: Game) -> None:
+        if game.phase is Phase.ROLL:
+            if not game.may_double():
+                dice = game.roll()
+                self.c.say(f"You roll {_roll_text(dice)}.")
+                return
+            self.c.say(render(game, self.names))
+            self.shown = True
+            self.roll_prompt(game)
+        elif game.phase is Phase.MOVE:
+            self.move_prompt(game)
+        elif game.phase is Phase.DOUBLED:
+            self.take_prompt(game)
+
+    def _common(self, game: Game, word: str, phase: str) -> bool:
+        """Commands valid at every prompt; True when handled."""
+        if word in ("help", "h"):
+            self.c.say("Commands: " + HELP[phase])
+            return True
+        if word == "board":
+            self.c.say(render(game, self.names))
+            return True
+        if word in ("quit", "q", "exit"):
+            raise Quit("quit")
+        return False
+
+    def _resign(self, game: Game, arg: str) -> bool:
+        try:
+            game.resign(arg or "single")
+        except SessionError as e:
+            self.c.say(_sentence(e))
+            return False
+        what = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[game.resigned]
+        points = game.resigned * game.cube
+        self.c.say(f"You offer to resign {what} ({points} point{'s' if points != 1 else ''}).")
+        self.bot_acts(game)
+        return True
+
+    def roll_prompt(self, game: Game) -> None:
+        while True:
+            text = self.c.ask(f"Your turn (cube {game.cube}): roll or double? ")
+            word, _, arg = text.lower().partition(" ")
+            if word in ("", "roll", "r"):
+                dice = game.roll()
+                self.c.say(f"You roll {_roll_text(dice)}.")
+                return
+            if word in ("double", "d", "redouble"):
+                game.double()
+                self.c.say(f"You double to {game.cube * 2}.")
+                return
+            if word == "hint":
+                self.c.say(self.cube_hint(game))
+                continue
+            if word == "resign":
+                if self._resign(game, arg.strip()):
+                    return
+                continue
+            if self._common(game, word, "roll"):
+                continue
+            if text.startswith("#") or "/" in text:
+                # A play typed before rolling: roll, then take it as the first answer to the move prompt.
+                dice = game.roll()
+                self.c.say(f"You roll {_roll_text(dice)}.")
+                self.pending = text
+                return
+            self.c.say(f"Not a command here: {text!r}. Type roll, double, hint, resign or help.")
+
+    def move_prompt(self, game: Game) -> None:
+        assert game.dice is not None
+        roll = _roll_text(game.dice)
+        legal = game.legal_plays()
+        if not self.shown:
+            self.c.say(render(game, self.names))
+        self.shown = False
+        if not legal:
+            self.c.say(f"You rolled {roll}: no legal play.")
+            self.pending = None
+            game.move(None)
+            return
+        while True:
+            if self.pending is not None:
+                text, self.pending = self.pending, None
+            else:
+                text = self.c.ask(f"You rolled {roll}. Your move: ")
+            word, _, arg = text.lower().partition(" ")
+            if word in ("list", "?"):
+                for i, play in enumerate(legal, 1):
+                    self.c.say(f"  #{i:<3d} {play.notation}")
+                continue
+            if word == "hint":
+                self.c.say(self.move_hint(game))
+                continue
+            if word == "resign":
+                if self._resign(game, arg.strip()):
+                    return
+                continue
+            if self._common(game, word, "move"):
+                continue
+            if text.startswith("#"):
+                try:
+                    n = int(text[1:])
+                except ValueError:
+                    n = 0
+                if not 1 <= n <= len(legal):
+                    self.c.say(f"Choose #1 to #{len(legal)} (list shows them).")
+                    continue
+                play = legal[n - 1]
+            else:
+                try:
+                    play = parse_play_for(game, text)
+                except IllegalMoveError as e:
+                    self.c.say(_sentence(e))
+                    continue
+            game.move(play)
+            self.c.say(f"You play {play.notation}.")
+            return
+
+    def take_prompt(self, game: Game) -> None:
+        self.c.say(render(game, self.names))
+        while True:
+            text = self.c.ask(f"Take or drop (the cube to {game.cube * 2})? ")
+            word = text.lower().split(" ")[0] if text else ""
+            if word in ("take", "t", "accept", "yes", "y"):
+                game.take()
+                self.c.say(f"You take: the cube is on {game.cube}, you own it.")
+                return
+            if word in ("drop", "d", "pass", "p", "reject", "no", "n"):
+                game.drop()
+                self.c.say("You drop.")
+                return
+            if word == "hint":
+                self.c.say(self.take_hint(game))
+                continue
+            if self._common(game, word, "doubled"):
+                continue
+            self.c.say(f"Not a command here: {text!r}. Type take, drop, hint or help.")
+
+    # -- hints -----------------------------------------------------------------
+
+    def move_hint(self, game: Game) -> str:
+        assert game.dice is not None
+        ranked = self.bot.ranked(game.board, game.dice, n=5)
+        title = f"{self.names[BOT]}'s best plays of {_roll_text(game.dice)}"
+        lines = [f"{title} (your cubeless equity, ply {self.bot.ply}):"]
+        for i, (play, eq, p) in enumerate(ranked, 1):
+            lines.append(
+                f"  {i}. {play.notation:<24s} {eq:+.3f}   win {100 * p[0]:5.1f}%  gammon {100 * p[1]:4.1f}%"
+                f"  lose gammon {100 * p[3]:4.1f}%"
+            )
+        return "\n".join(lines)
+
+    def cube_hint(self, game: Game) -> str:
+        d = self.bot.cube_decision(game.board_for(PERSON), _view(game, PERSON))
+        if d is None:
+            p = self.bot.probabilities(game.board_for(PERSON))
+            return f"No cube advice for this match length; you win {100 * p[0]:.1f}% (cubeless)."
+        return (
+            f"Cube: {d.action}.  No double {d.no_double:+.3f}, double/take {d.double_take:+.3f}, "
+            f"double/pass {d.double_pass:+.3f} (your equity, per cube)."
+        )
+
+    def take_hint(self, game: Game) -> str:
+        d = self.bot.cube_decision(game.board_for(BOT), _view(game, BOT))
+        if d is None:
+            p = self.bot.probabilities(game.board_for(BOT))
+            return f"You win {100 * (1 - p[0]):.1f}% (cubeless): take with 25% or more."
+        answer = "take" if d.take else "drop"
+        return (
+            f"Advice: {answer}.  After a take your equity is {-d.double_take:+.3f} per cube; "
+            f"dropping is {-d.double_pass:+.3f}."
+        )
+
+
+def result_text(game: Game, bot_name: str) -> str:
+    """``You win a gammon: 2 points.`` / ``bgnet wins by a drop: 1 point.``"""
+    s = "s" if game.points != 1 else ""
+    how = {"drop": "by a drop", "resign": "by resignation"}.get(game.result, f"a {game.result}")
+    if game.winner == PERSON:
+        return f"You win {how}: {game.points} point{s}."
+    return f"{bot_name} wins {how}: {game.points} point{s}."
+
+
+def parse_play_for(game: Game, text: str):
+    from bgnet.notation import parse_play
+
+    assert game.dice is not None
+    return parse_play(game.board, game.dice, text)
+
+
+# --------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    length = 0 if args.money or args.match is None else args.match
+    if args.match is not None and not 1 <= args.match <= 25:
+        raise BgnetError(f"--match takes a length from 1 to 25, got {args.match}")
+    if args.ply < 0:
+        raise BgnetError(f"--ply must be 0 or more, got {args.ply}")
+    if args.games is not None and args.games < 1:
+        raise BgnetError(f"--games must be 1 or more, got {args.games}")
+    bot = Bot.from_checkpoint(args.checkpoint, ply=args.ply)
+    games = None if length else (args.games or 1)
+    rng = np.random.default_rng(args.seed)
+    match = Match(length, ("bgnet", args.name), rng, jacoby=args.jacoby, games=games)
+    session = PlaySession(match, bot, Console())
+    try:
+        code = session.run()
+    finally:
+        if args.save and match.games:
+            from bgnet.matfile import write_mat
+
+            path = write_mat(match, args.save)
+            print(f"Saved the match to {path}.", flush=True)
+    return code
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "play",
+        help="play a game or match against the bot in the terminal",
+        description="Play against bgnet in a plain terminal (works under tmux and with input piped "
+        "from a file). You are X, moving from 24 to 1. Type help at any prompt for the commands.",
+    )
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--match", type=int, metavar="L", help="play a match to L points (1-25), Crawford rule")
+    kind.add_argument("--money", action="store_true", help="money play (the default)")
+    p.add_argument("--games", type=int, metavar="N", help="money play: games to play (default 1)")
+    p.add_argument("--jacoby", action="store_true", help="money play: the Jacoby rule")
+    p.add_argument("--ply", type=int, default=0, help="the bot's lookahead in plies (default 0)")
+    p.add_argument("--checkpoint", metavar="PATH", help="the bot's network (default: the shipped one)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the dice (both sides), for a reproducible session"
+    )
+    p.add_argument("--name", default="you", help="your name in the match file (default: you)")
+    p.add_argument("--save", metavar="FILE.mat", help="save the match as a .mat file gnubg can import")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    p.set_defaults(func=_cmd_play)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bgnet.commands.play`` (the same as ``bgnet play``)."""
+    from bgnet.cli import EXIT_BAD_INPUT, _Parser
+
+    parser = _Parser(prog="bgnet")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    register(sub)
+    args = parser.parse_args(["play", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return args.func(args)
+    except BgnetError as e:
+        print(f"bgnet: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())
