@@ -1,4 +1,4 @@
-"""Shared test helpers: a tiny position builder whose syntax matches ``repr(Position)``."""
+"""Shared test helpers: a position builder matching ``repr(Position)``, board strategies, a tiny network."""
 
 from __future__ import annotations
 
@@ -37,3 +37,25 @@ def legal_boards(draw: st.DrawFn) -> np.ndarray:
         if b[slot] <= 0:
             b[slot] -= 1
     return b
+
+
+def tiny_checkpoint(path):
+    """A small random network saved as a checkpoint (quick to load, deterministic)."""
+    import torch
+
+    from bgnet.checkpoint import save
+    from bgnet.encoding import get_encoder
+    from bgnet.network import ValueNet
+
+    torch.manual_seed(0)
+    enc = get_encoder("tesauro198")
+    net = ValueNet(enc.width, [16])
+    state = {
+        "model": net.state_dict(),
+        "shape": net.shape,
+        "encoder": enc.name,
+        "encoder_version": enc.version,
+        "config": {},
+        "counters": {"games": 0},
+    }
+    return save(path, state)

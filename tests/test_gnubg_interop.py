@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import tiny_checkpoint
 
 from bgnet.dice import Dice
 from bgnet.fibs import decision
@@ -58,26 +59,6 @@ def first_line(proc: subprocess.Popen, timeout: float = 120.0) -> str:
     return proc.stdout.readline()
 
 
-def tiny_checkpoint(path: Path) -> Path:
-    """A small random network saved as a checkpoint (quick to load, deterministic)."""
-    import torch
-
-    from bgnet.checkpoint import save
-    from bgnet.encoding import get_encoder
-    from bgnet.network import ValueNet
-
-    torch.manual_seed(0)
-    enc = get_encoder("tesauro198")
-    net = ValueNet(enc.width, [16])
-    state = {
-        "model": net.state_dict(),
-        "shape": net.shape,
-        "encoder": enc.name,
-        "encoder_version": enc.version,
-        "config": {},
-        "counters": {"games": 0},
-    }
-    return save(path, state)
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +122,8 @@ def test_gnubg_plays_a_match_against_bgnet_serve(checkpoint, tmp_path, seat):
         [
             sys.executable,
             "-m",
-            "bgnet.commands.serve",
+            "bgnet.cli",
+            "serve",
             "--port",
             str(port),
             "--checkpoint",
@@ -229,7 +211,8 @@ def test_gnubg_imports_a_saved_play_session(checkpoint, tmp_path):
         [
             sys.executable,
             "-m",
-            "bgnet.commands.play",
+            "bgnet.cli",
+            "play",
             "--match",
             "3",
             "--seed",

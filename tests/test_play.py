@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import tiny_checkpoint
 
 from bgnet.commands.play import Console, PlaySession
 from bgnet.evaluator import FunctionEvaluator
@@ -20,26 +21,6 @@ from tests.boards import pos
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def tiny_checkpoint(path: Path) -> Path:
-    """A small random network saved as a checkpoint (quick to load, deterministic)."""
-    import torch
-
-    from bgnet.checkpoint import save
-    from bgnet.encoding import get_encoder
-    from bgnet.network import ValueNet
-
-    torch.manual_seed(0)
-    enc = get_encoder("tesauro198")
-    net = ValueNet(enc.width, [16])
-    state = {
-        "model": net.state_dict(),
-        "shape": net.shape,
-        "encoder": enc.name,
-        "encoder_version": enc.version,
-        "config": {},
-        "counters": {"games": 0},
-    }
-    return save(path, state)
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +204,7 @@ def test_the_end_of_the_input_quits_cleanly():
 
 def play_cli(args: list[str], stdin: str, timeout: int = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "bgnet.commands.play", *args],
+        [sys.executable, "-m", "bgnet.cli", "play", *args],
         cwd=ROOT,
         input=stdin,
         capture_output=True,

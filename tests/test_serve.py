@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import tiny_checkpoint
 
 from bgnet.commands.serve import VERSION, Responder, Server
 from bgnet.dice import Dice
@@ -39,26 +40,6 @@ def first_line(proc: subprocess.Popen, timeout: float = 120.0) -> str:
     return proc.stdout.readline()
 
 
-def tiny_checkpoint(path: Path) -> Path:
-    """A small random network saved as a checkpoint (quick to load, deterministic)."""
-    import torch
-
-    from bgnet.checkpoint import save
-    from bgnet.encoding import get_encoder
-    from bgnet.network import ValueNet
-
-    torch.manual_seed(0)
-    enc = get_encoder("tesauro198")
-    net = ValueNet(enc.width, [16])
-    state = {
-        "model": net.state_dict(),
-        "shape": net.shape,
-        "encoder": enc.name,
-        "encoder_version": enc.version,
-        "config": {},
-        "counters": {"games": 0},
-    }
-    return save(path, state)
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +228,7 @@ def test_many_clients_in_parallel(server):
 
 def test_cli_serves_and_reports_bad_arguments(checkpoint):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bgnet.commands.serve", "--port", "0", "--checkpoint", str(checkpoint)],
+        [sys.executable, "-m", "bgnet.cli", "serve", "--port", "0", "--checkpoint", str(checkpoint)],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -265,7 +246,7 @@ def test_cli_serves_and_reports_bad_arguments(checkpoint):
         proc.terminate()
         proc.wait(20)
     bad = subprocess.run(
-        [sys.executable, "-m", "bgnet.commands.serve", "--port", "70000", "--checkpoint", str(checkpoint)],
+        [sys.executable, "-m", "bgnet.cli", "serve", "--port", "70000", "--checkpoint", str(checkpoint)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -273,7 +254,7 @@ def test_cli_serves_and_reports_bad_arguments(checkpoint):
     )
     assert bad.returncode == 2 and "--port" in bad.stderr
     missing = subprocess.run(
-        [sys.executable, "-m", "bgnet.commands.serve", "--port", "0", "--checkpoint", "/nonexistent.pt"],
+        [sys.executable, "-m", "bgnet.cli", "serve", "--port", "0", "--checkpoint", "/nonexistent.pt"],
         cwd=ROOT,
         capture_output=True,
         text=True,

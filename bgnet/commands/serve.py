@@ -220,22 +220,3 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     p.set_defaults(func=_cmd_serve)
     return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m bgnet.commands.serve`` (the same as ``bgnet serve``)."""
-    from bgnet.cli import EXIT_BAD_INPUT, _Parser
-
-    parser = _Parser(prog="bgnet")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    register(sub)
-    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return args.func(args)
-    except BgnetError as e:
-        print(f"bgnet: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-
-
-if __name__ == "__main__":
-    sys.exit(main())
