@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test watch moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
+.PHONY: setup test watch play moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
 
 setup: $(STAMP)
 
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 ## The main job on a shipped default: the shipped network plays pubeval, move by move.
 watch: $(STAMP)
 	.venv/bin/bgnet watch
+
+## Play a 5-point match against the shipped network in this terminal.
+play: $(STAMP)
+	.venv/bin/bgnet play --match 5
 
 ## The plays of 3-1 from the starting position, ranked by the shipped network.
 moves: $(STAMP)
