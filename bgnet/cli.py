@@ -227,10 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
     watch.set_defaults(func=_cmd_watch)
 
-    from bgnet.commands import analyze, bearoff, cube, play, serve
+    from bgnet.commands import analyze, bearoff, bench, cube, play, serve
 
     analyze.register(sub)
     bearoff.register(sub)
+    bench.register(sub)
     cube.register(sub)
     play.register(sub)
     serve.register(sub)

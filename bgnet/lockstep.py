@@ -8,6 +8,13 @@ ended.  A finished slot starts a new game until ``games`` have been started.
 
 Player 0 and player 1 alternate by the opening roll; positions are always
 stored seen from the side on roll (``bgnet.position`` convention).
+
+Dice come from the ``rng`` shared by all games, or, with ``dice=`` (a
+:data:`GameDice`), from a sequence fixed per game number: the arena's
+duplicate dice replay one sequence in two games with the seats swapped.
+Choosers receive a :class:`RollBatch`: the :class:`~bgnet.movegen.MoveBatch`
+plus the positions before the move and the dice, for players that need them
+(GNU Backgammon, a human).
 """
 
 from __future__ import annotations
@@ -21,10 +28,30 @@ from bgnet.game import outcome
 from bgnet.movegen import MoveBatch, generate
 from bgnet.position import NUM_SLOTS, STARTING, Position, flip
 
+GameDice = Callable[[int], tuple[tuple[int, int], np.ndarray]]
+"""``dice(game) -> ((a, b), rolls)`` for game number ``game`` (0, 1, ... in the
+order games start): the opening roll, ``a`` player 0's die and ``b`` player
+1's (``a != b``; the higher moves first and plays both), and ``rolls[t]``
+the roll of ply ``t + 1``, an array of at least ``max_plies`` rows of two dice."""
+
 Chooser = Callable[[MoveBatch, np.ndarray], np.ndarray]
 """``choose(batch, player) -> rows``: for input ``i`` (whose side on roll is
 ``player[i]``), the absolute row in ``batch.positions`` of the chosen result,
 or -1 when ``batch.offsets[i] == batch.offsets[i + 1]`` (no legal play)."""
+
+
+@dataclass(frozen=True)
+class RollBatch(MoveBatch):
+    """A :class:`~bgnet.movegen.MoveBatch` that also holds its inputs.
+
+    ``boards[i]`` is the position of input ``i`` before the move (from the
+    mover, the side on roll) and ``dice[i]`` its roll, so a chooser can
+    recompute or check a play.  :meth:`Lockstep.step` passes one to the
+    chooser and :func:`sub_batch` keeps the inputs it selects.
+    """
+
+    boards: np.ndarray
+    dice: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -36,13 +63,16 @@ class FinishedGame:
     ``final`` is the terminal position, seen by the loser (on roll).
     ``points`` is player 0's score (+-1, 2, 3); ``first`` is the player who
     moved first, so ``history[t]`` belongs to player ``first`` when ``t`` is
-    even.
+    even.  ``game`` is the game's number in the order games started (0, 1,
+    ...) and ``plies`` the number of plies played.
     """
 
     history: np.ndarray
     final: np.ndarray
     points: int
     first: int
+    game: int = -1
+    plies: int = 0
 
 
 class Lockstep:
@@ -55,6 +85,7 @@ class Lockstep:
         start: Position = STARTING,
         max_plies: int = 2000,
         record: bool = False,
+        dice: GameDice | None = None,
     ) -> None:
         if slots < 1 or games < 1:
             raise ValueError("slots and games must be positive")
@@ -64,6 +95,10 @@ class Lockstep:
         self.record = record
         self.slots = min(slots, games)
         self.to_start = games
+        self.started = 0
+        self.game_dice = dice
+        self.game = np.zeros(self.slots, dtype=np.int64)
+        self.rolls = np.zeros((self.slots, max_plies, 2), dtype=np.int8) if dice is not None else None
         self.boards = np.zeros((self.slots, NUM_SLOTS), dtype=np.int8)
         self.dice = np.zeros((self.slots, 2), dtype=np.int64)
         self.player = np.zeros(self.slots, dtype=np.int64)
@@ -83,9 +118,19 @@ class Lockstep:
             self.active[i] = False
             return
         self.to_start -= 1
-        a, b = self.rng.integers(1, 7, size=2)
-        while a == b:
+        self.game[i] = self.started
+        self.started += 1
+        if self.game_dice is None:
             a, b = self.rng.integers(1, 7, size=2)
+            while a == b:
+                a, b = self.rng.integers(1, 7, size=2)
+        else:
+            (a, b), rolls = self.game_dice(int(self.game[i]))
+            if a == b or not (1 <= a <= 6 and 1 <= b <= 6):
+                raise ValueError(
+                    f"game {self.game[i]}: the opening roll needs two different dice, got {a}-{b}"
+                )
+            self.rolls[i] = rolls[: self.max_plies]
         first = 0 if a > b else 1
         self.boards[i] = self.start
         self.dice[i] = (max(a, b), min(a, b))
@@ -98,7 +143,9 @@ class Lockstep:
         idx = np.flatnonzero(self.active)
         if self.record:
             self.history[idx, self.plies[idx]] = self.boards[idx]
-        batch = generate(self.boards[idx], self.dice[idx])
+        boards, dice = self.boards[idx], self.dice[idx]
+        moves = generate(boards, dice)
+        batch = RollBatch(moves.offsets, moves.positions, moves.steps, boards, dice)
         rows = choose(batch, self.player[idx])
         moved = rows >= 0
         new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
@@ -107,7 +154,10 @@ class Lockstep:
         self.boards[idx] = new
         self.player[idx] ^= 1
         self.plies[idx] += 1
-        self.dice[idx] = self.rng.integers(1, 7, size=(len(idx), 2))
+        if self.rolls is None:
+            self.dice[idx] = self.rng.integers(1, 7, size=(len(idx), 2))
+        else:
+            self.dice[idx] = self.rolls[idx, self.plies[idx] - 1]
         # A game ends when the side that just moved has no checker left: the new side on
         # roll then has no negative slot.
         done = idx[~(new < 0).any(axis=1)]
@@ -120,7 +170,16 @@ class Lockstep:
             hist = (
                 self.history[i, : self.plies[i]].copy() if self.record else np.empty((0, NUM_SLOTS), np.int8)
             )
-            finished.append(FinishedGame(hist, self.boards[i].copy(), points, int(self.first[i])))
+            finished.append(
+                FinishedGame(
+                    hist,
+                    self.boards[i].copy(),
+                    points,
+                    int(self.first[i]),
+                    int(self.game[i]),
+                    int(self.plies[i]),
+                )
+            )
             self._new_game(i)
         too_long = idx[self.plies[idx] >= self.max_plies]
         for i in too_long:
@@ -135,6 +194,11 @@ def sub_batch(batch: MoveBatch, keep: np.ndarray) -> tuple[MoveBatch, np.ndarray
     starts = batch.offsets[:-1][keep]
     offsets = np.concatenate(([0], np.cumsum(sizes)))
     rows = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
+    if isinstance(batch, RollBatch):
+        sub = RollBatch(
+            offsets, batch.positions[rows], batch.steps[rows], batch.boards[keep], batch.dice[keep]
+        )
+        return sub, rows
     return MoveBatch(offsets, batch.positions[rows], batch.steps[rows]), rows
 
 

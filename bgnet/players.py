@@ -1,0 +1,422 @@
+"""Players: one small batched protocol and its implementations.
+
+A player chooses plays for many games at once, with the chooser signature
+of :class:`bgnet.lockstep.Lockstep`::
+
+    rows = player.choose(batch, player_index)
+
+``batch`` is a :class:`~bgnet.movegen.MoveBatch` (from the arena and
+:meth:`~bgnet.lockstep.Lockstep.step`, a :class:`~bgnet.lockstep.RollBatch`
+that also holds the positions before the move and the dice); ``rows[i]`` is
+the absolute row in ``batch.positions`` of the play chosen for input ``i``,
+or -1 when input ``i`` has no legal play.  The arena checks every row
+against the legal plays (:mod:`bgnet.arena`), so a player cannot move
+illegally unnoticed.
+
+Implementations
+---------------
+* :class:`NetPlayer` -- bgnet's network at a chosen ply and checkpoint;
+* :class:`PubevalPlayer` -- Tesauro's pubeval (:func:`bgnet.pubeval.pubeval_best`);
+* :class:`RandomPlayer` -- a uniformly random legal play, a pure function of
+  (seed, position, dice), so batching never changes its games;
+* :class:`GnubgPlayer` -- GNU Backgammon's network through ``gnubg-nn`` at
+  0, 1 or 2 ply (the optional extra ``bgnet[gnubg]``), one position at a time;
+* :class:`HumanPlayer` -- plays typed in gnubg notation on a text stream.
+
+:func:`make_player` builds one from a spec such as ``bgnet``,
+``bgnet:ply=1,checkpoint=PATH``, ``pubeval``, ``gnubg:ply=0``, ``random:seed=3``.
+
+Cube decisions (planned)
+------------------------
+Players are cubeless today.  The cube module will add two optional, batched
+methods (see :class:`CubePlayer`); :func:`supports_cube` tells whether a
+player has them, so the arena can refuse ``--cube`` for a player without.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from bgnet.errors import BgnetError, IllegalMoveError
+from bgnet.movegen import MoveBatch
+from bgnet.position import NUM_SLOTS, Position
+
+__all__ = [
+    "GNUBG_INSTALL_HINT",
+    "ILLEGAL",
+    "CubePlayer",
+    "GnubgPlayer",
+    "HumanPlayer",
+    "NetPlayer",
+    "Player",
+    "PlayerError",
+    "PubevalPlayer",
+    "RandomPlayer",
+    "batch_inputs",
+    "make_player",
+    "supports_cube",
+]
+
+ILLEGAL = -2
+"""A row a player returns when it cannot express its play as a legal row
+(an engine whose play is not among the legal results); the arena reports it."""
+
+GNUBG_INSTALL_HINT = (
+    "GNU Backgammon players need the optional package gnubg-nn: "
+    "pip install 'bgnet[gnubg]' (or: pip install gnubg-nn==1.1.0a11)"
+)
+
+
+class PlayerError(BgnetError):
+    """A player spec that cannot be built: unknown name or option, a missing package or checkpoint."""
+
+
+@runtime_checkable
+class Player(Protocol):
+    """The protocol: a name and a batched chooser."""
+
+    name: str
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        """For every input of ``batch``, the absolute row of the chosen play (-1: no legal play)."""
+        ...
+
+
+@runtime_checkable
+class CubePlayer(Player, Protocol):
+    """A player that also takes cube decisions (the optional methods the cube module will call).
+
+    Both are batched like :meth:`Player.choose`: ``boards`` is ``(N, 26)``
+    positions seen from the side that decides, ``state`` the cube and match
+    state of each game (its type comes with the cube module).
+    """
+
+    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        """Whether to double (or redouble) before rolling, per game: ``(N,)`` bools."""
+        ...
+
+    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        """Whether to take an offered double, per game: ``(N,)`` bools."""
+        ...
+
+
+def supports_cube(player: object) -> bool:
+    """Whether ``player`` has the cube methods of :class:`CubePlayer`."""
+    return callable(getattr(player, "double", None)) and callable(getattr(player, "take", None))
+
+
+def batch_inputs(batch: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
+    """The positions before the move and the dice of a batch's inputs (``(N, 26)``, ``(N, 2)``).
+
+    Needs a :class:`~bgnet.lockstep.RollBatch` (what the arena and the
+    benchmark scorer pass); a bare ``MoveBatch`` does not hold them.
+    """
+    boards = getattr(batch, "boards", None)
+    dice = getattr(batch, "dice", None)
+    if boards is None or dice is None:
+        raise TypeError(
+            "this player needs the positions before the move: pass a bgnet.lockstep.RollBatch "
+            "(Lockstep.step and the arena do)"
+        )
+    return boards, dice
+
+
+def _rows_of(batch: MoveBatch, i: int, result: np.ndarray) -> int:
+    """The absolute row of input ``i`` whose result equals ``result`` (seen by the opponent), or ILLEGAL."""
+    lo, hi = int(batch.offsets[i]), int(batch.offsets[i + 1])
+    hits = np.flatnonzero((batch.positions[lo:hi] == result).all(axis=1))
+    return lo + int(hits[0]) if len(hits) else ILLEGAL
+
+
+# --------------------------------------------------------------------------
+# bgnet's network
+# --------------------------------------------------------------------------
+
+
+class NetPlayer:
+    """bgnet's network: the best play by its evaluator at ``ply``.
+
+    ``ply=0`` uses :meth:`bgnet.evaluator.NetEvaluator.choose`.  Deeper
+    plies need the n-ply evaluator: when ``NetEvaluator.choose`` accepts a
+    ``ply`` keyword, ``ply > 0`` is passed to it; until then it raises
+    :class:`PlayerError`.
+    """
+
+    def __init__(self, evaluator: Any, ply: int = 0, name: str = "bgnet") -> None:
+        if ply < 0:
+            raise PlayerError(f"ply must be 0 or more, got {ply}")
+        if ply > 0 and "ply" not in inspect.signature(evaluator.choose).parameters:
+            raise PlayerError(
+                f"bgnet at ply {ply} needs the n-ply evaluator, which is not available yet; use ply=0"
+            )
+        self.evaluator = evaluator
+        self.ply = ply
+        self.name = name
+
+    @classmethod
+    def from_checkpoint(
+        cls, checkpoint: str | Path | None = None, ply: int = 0, device: str = "cpu", name: str = "bgnet"
+    ) -> NetPlayer:
+        """Load ``checkpoint`` (default: the shipped network) onto ``device``."""
+        from bgnet.checkpoint import DEFAULT, load_network
+        from bgnet.evaluator import NetEvaluator
+
+        model, encoder, _ = load_network(checkpoint or DEFAULT)
+        model.to(device)
+        return cls(NetEvaluator(model, encoder, device), ply=ply, name=name)
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        if self.ply == 0:
+            return self.evaluator.choose(batch, player)
+        return self.evaluator.choose(batch, player, ply=self.ply)
+
+
+# --------------------------------------------------------------------------
+# pubeval and random
+# --------------------------------------------------------------------------
+
+
+class PubevalPlayer:
+    """Tesauro's pubeval (bit-identical to gnubg's; see :mod:`bgnet.pubeval`)."""
+
+    def __init__(self, name: str = "pubeval") -> None:
+        self.name = name
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        from bgnet.pubeval import pubeval_best
+
+        return pubeval_best(batch)
+
+
+_MIX = np.random.default_rng(0x52414E44).integers(1, 2**62, size=NUM_SLOTS, dtype=np.int64)
+
+
+def _splitmix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser on uint64 arrays: well-mixed hashes from structured keys."""
+    x = x.astype(np.uint64)
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
+class RandomPlayer:
+    """A uniformly random legal play.
+
+    The choice is a hash of (seed, position, dice), not a draw from a
+    stream, so it does not depend on how games are batched or split among
+    processes: the same seed gives the same games.  It needs a
+    :class:`~bgnet.lockstep.RollBatch`; with a bare ``MoveBatch`` the results
+    themselves are hashed.
+    """
+
+    def __init__(self, seed: int = 0, name: str = "random") -> None:
+        self.seed = seed
+        self.name = name
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        sizes = np.diff(batch.offsets)
+        n = len(sizes)
+        if getattr(batch, "boards", None) is not None:
+            keys = batch.boards.astype(np.int64) @ _MIX + batch.dice[:, 0] * 7 + batch.dice[:, 1]
+        else:  # the first result of each roll identifies it well enough
+            first = np.minimum(batch.offsets[:-1], max(len(batch.positions) - 1, 0))
+            keys = batch.positions[first].astype(np.int64) @ _MIX if len(batch.positions) else np.zeros(n)
+        with np.errstate(over="ignore"):
+            h = _splitmix(
+                _splitmix(np.asarray(keys, dtype=np.int64).astype(np.uint64)) + np.uint64(self.seed)
+            )
+        pick = (h % np.maximum(sizes, 1).astype(np.uint64)).astype(np.int64)
+        return np.where(sizes > 0, batch.offsets[:-1] + pick, -1)
+
+
+# --------------------------------------------------------------------------
+# GNU Backgammon through gnubg-nn
+# --------------------------------------------------------------------------
+
+
+def import_gnubg() -> Any:
+    """The ``gnubg_nn`` module, or :class:`PlayerError` saying how to install it."""
+    try:
+        import gnubg_nn
+    except ImportError:
+        raise PlayerError(GNUBG_INSTALL_HINT) from None
+    return gnubg_nn
+
+
+class GnubgPlayer:
+    """GNU Backgammon's network (gnubg-nn) at 0, 1 or 2 ply, cubeless money play.
+
+    gnubg-nn evaluates one position at a time, so :meth:`choose` loops over
+    the batch; it needs a :class:`~bgnet.lockstep.RollBatch` (the position
+    before the move).  gnubg's play is looked up among bgnet's legal results;
+    one that is not there is returned as :data:`ILLEGAL` for the arena to
+    report.
+    """
+
+    def __init__(self, ply: int = 0, name: str | None = None) -> None:
+        if ply not in (0, 1, 2):
+            raise PlayerError(f"gnubg plays at ply 0, 1 or 2, got {ply}")
+        self.gnubg = import_gnubg()
+        self.ply = ply
+        self.name = name or f"gnubg:ply={ply}"
+
+    def result(self, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
+        """gnubg's play of ``dice`` on ``board`` (from the mover): the result seen by the opponent."""
+        from bgnet.formats import board_from_gnubg, board_to_gnubg
+
+        g = self.gnubg
+        _moves, key = g.best_move(board_to_gnubg(board), int(dice[0]), int(dice[1]), n=self.ply, b=1)[:2]
+        # The key is the next position from the opponent's side (the next roller is board[1]).
+        return board_from_gnubg([list(side) for side in g.board_from_position_key(key)])
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        boards, dice = batch_inputs(batch)
+        rows = np.full(len(boards), -1, dtype=np.int64)
+        for i in range(len(boards)):
+            if batch.offsets[i + 1] > batch.offsets[i]:
+                rows[i] = _rows_of(batch, i, self.result(boards[i], dice[i]))
+        return rows
+
+
+# --------------------------------------------------------------------------
+# A human at a text stream
+# --------------------------------------------------------------------------
+
+
+class HumanPlayer:
+    """A person typing plays in gnubg notation, as a batched player.
+
+    For every input with a legal play, prints the board (from the mover)
+    and the roll to ``output`` and reads one line from ``input``: a play
+    (``24/18 13/11``, read by :func:`bgnet.notation.parse_play`), or ``?``
+    for the list of legal plays.  A line that is not a legal play is
+    answered with the reason and asked again; the end of the input raises
+    :class:`PlayerError`.
+    """
+
+    def __init__(
+        self,
+        input: IO[str] | None = None,
+        output: IO[str] | None = None,
+        name: str = "human",
+        show: Callable[[np.ndarray], str] | None = None,
+    ) -> None:
+        self.input = input if input is not None else sys.stdin
+        self.output = output if output is not None else sys.stdout
+        self.name = name
+        self.show = show or (lambda b: str(Position(b, validate=False)))
+
+    def _legal(self, batch: MoveBatch, board: np.ndarray, i: int) -> list[tuple[str, int]]:
+        from bgnet.notation import format_play
+
+        out = []
+        for r in range(int(batch.offsets[i]), int(batch.offsets[i + 1])):
+            steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
+            out.append((format_play(board, steps), r))
+        return out
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        boards, dice = batch_inputs(batch)
+        rows = np.full(len(boards), -1, dtype=np.int64)
+        for i in range(len(boards)):
+            roll = (int(dice[i][0]), int(dice[i][1]))
+            print(self.show(boards[i]), file=self.output)
+            if batch.offsets[i + 1] == batch.offsets[i]:
+                print(f"You rolled {roll[0]}{roll[1]}: no legal play.", file=self.output)
+                continue
+            legal = self._legal(batch, boards[i], i)
+            rows[i] = self._ask(batch, boards[i], i, roll, legal)
+        return rows
+
+    def _ask(
+        self, batch: MoveBatch, board: np.ndarray, i: int, roll: tuple[int, int], legal: list[tuple[str, int]]
+    ) -> int:
+        from bgnet.notation import parse_play
+
+        by_text = {" ".join(sorted(text.split())): r for text, r in legal}
+        while True:
+            print(
+                f"You rolled {roll[0]}{roll[1]}. Your play (? lists them): ",
+                end="",
+                file=self.output,
+                flush=True,
+            )
+            line = self.input.readline()
+            if not line:
+                raise PlayerError("the input ended before a play was entered")
+            text = line.strip().lower()
+            if text in ("?", "help"):
+                print("Legal plays: " + ", ".join(t for t, _ in legal), file=self.output)
+                continue
+            key = " ".join(sorted(text.split()))
+            if key in by_text:
+                return by_text[key]
+            try:
+                row = _rows_of(batch, i, parse_play(board, roll, text).position.board)
+            except IllegalMoveError as e:
+                print(f"{e} (? lists the legal plays)", file=self.output)
+                continue
+            if row >= 0:
+                return row
+            print(f"{text} is not a legal play of {roll[0]}{roll[1]} (? lists them)", file=self.output)
+
+
+# --------------------------------------------------------------------------
+# Specs
+# --------------------------------------------------------------------------
+
+_OPTIONS: dict[str, dict[str, type]] = {
+    "bgnet": {"ply": int, "checkpoint": str, "device": str},
+    "pubeval": {},
+    "random": {"seed": int},
+    "gnubg": {"ply": int},
+    "human": {},
+}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"bgnet:ply=1,checkpoint=P"`` -> ``("bgnet", {"ply": 1, "checkpoint": "P"})``, checked."""
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in _OPTIONS:
+        raise PlayerError(f"unknown player {name!r}; players: {', '.join(_OPTIONS)}")
+    options: dict[str, Any] = {}
+    for item in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        allowed = _OPTIONS[name]
+        if not eq or key not in allowed:
+            hint = ", ".join(f"{k}=..." for k in allowed) or "none"
+            raise PlayerError(f"bad option {item!r} for player {name}; options: {hint}")
+        try:
+            options[key] = allowed[key](value.strip())
+        except ValueError:
+            raise PlayerError(f"option {key} of player {name} must be an integer, got {value!r}") from None
+    return name, options
+
+
+def make_player(spec: str) -> Player:
+    """Build a player from a spec: ``bgnet[:ply=N,checkpoint=PATH,device=D]``, ``pubeval``,
+    ``random[:seed=S]``, ``gnubg[:ply=N]``, ``human``; raises :class:`PlayerError` naming the problem."""
+    name, opt = parse_spec(spec)
+    label = spec.strip()
+    if name == "bgnet":
+        return NetPlayer.from_checkpoint(
+            opt.get("checkpoint"), ply=opt.get("ply", 0), device=opt.get("device", "cpu"), name=label
+        )
+    if name == "pubeval":
+        return PubevalPlayer(name=label)
+    if name == "random":
+        return RandomPlayer(seed=opt.get("seed", 0), name=label)
+    if name == "gnubg":
+        return GnubgPlayer(ply=opt.get("ply", 0), name=label)
+    return HumanPlayer(name=label)

@@ -1,0 +1,405 @@
+"""Players, the arena (duplicate dice, referee, statistics) and ``bgnet bench play``."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from bgnet import arena
+from bgnet.cli import _Parser
+from bgnet.commands import bench
+from bgnet.encoding import get_encoder
+from bgnet.errors import BgnetError
+from bgnet.evaluator import NetEvaluator
+from bgnet.formats import board_from_position_id, position_id
+from bgnet.lockstep import Lockstep, RollBatch, sub_batch
+from bgnet.movegen import generate
+from bgnet.network import ValueNet
+from bgnet.notation import parse_play
+from bgnet.players import (
+    ILLEGAL,
+    GnubgPlayer,
+    HumanPlayer,
+    NetPlayer,
+    PlayerError,
+    PubevalPlayer,
+    RandomPlayer,
+    make_player,
+    supports_cube,
+)
+from bgnet.position import STARTING, Position
+
+
+def _roll_batch(boards, dice) -> RollBatch:
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+    dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
+    m = generate(boards, dice)
+    return RollBatch(m.offsets, m.positions, m.steps, boards, dice)
+
+
+def _tiny_net_player(seed: int = 0) -> NetPlayer:
+    torch.manual_seed(seed)
+    enc = get_encoder("extended")
+    return NetPlayer(NetEvaluator(ValueNet(enc.width, [16]), enc), name="tiny-net")
+
+
+# --------------------------------------------------------------------------
+# Reproducibility and duplicate dice
+# --------------------------------------------------------------------------
+
+
+def test_a_seeded_match_is_reproducible_and_independent_of_the_batch_size():
+    one = arena.play("pubeval", "random:seed=4", 40, seed=5, slots=64)
+    two = arena.play(PubevalPlayer(), RandomPlayer(seed=4), 40, seed=5, slots=7)
+    assert np.array_equal(one.points, two.points)
+    assert np.array_equal(one.plies, two.plies)
+    other = arena.play("pubeval", "random:seed=4", 40, seed=6)
+    assert not np.array_equal(one.plies, other.plies)
+    assert one.games == 40 and set(np.abs(one.points)) <= {1, 2, 3}
+
+
+def test_a_network_match_is_reproducible():
+    a = arena.play(_tiny_net_player(), PubevalPlayer(), 20, seed=2, slots=20)
+    b = arena.play(_tiny_net_player(), PubevalPlayer(), 20, seed=2, slots=20)
+    assert np.array_equal(a.points, b.points) and not a.illegal
+
+
+def test_duplicate_dice_give_each_side_the_other_sides_rolls():
+    # The same deterministic player on both seats: the two games of a pair are mirror images.
+    res = arena.play("pubeval", "pubeval", 30, seed=9)
+    assert np.array_equal(res.points[0::2], -res.points[1::2])
+    assert np.array_equal(res.plies[0::2], res.plies[1::2])
+    assert res.ppg == 0 and res.ci95 == 0
+
+
+def test_duplicate_dice_source_swaps_only_the_opening_dice():
+    dice = arena.duplicate_dice(seed=3)
+    (a, b), rolls = dice(0)
+    (c, d), rolls2 = dice(1)
+    assert (c, d) == (b, a) and a != b
+    assert np.array_equal(rolls, rolls2) and rolls.shape == (arena.MAX_PLIES, 2)
+    assert rolls.min() >= 1 and rolls.max() <= 6
+    (e, f), rolls3 = dice(2)
+    assert not np.array_equal(rolls, rolls3)
+    # A worker's game 0 that is the match's game 2 gets game 2's dice.
+    assert np.array_equal(arena.duplicate_dice(3, first_game=2)(0)[1], rolls3)
+
+
+def test_lockstep_with_a_dice_source_records_game_numbers_and_plies():
+    seen = []
+
+    def dice(game):
+        seen.append(game)
+        rolls = np.random.default_rng(game // 2).integers(1, 7, size=(500, 2))
+        return ((5, 2) if game % 2 == 0 else (2, 5)), rolls
+
+    engine = Lockstep(3, 6, np.random.default_rng(0), max_plies=500, dice=dice)
+    finished = []
+    while engine.running:
+        finished += engine.step(lambda batch, p: PubevalPlayer().choose(batch, p))
+    assert sorted(g.game for g in finished) == list(range(6)) and seen == list(range(6))
+    assert all(g.plies > 0 for g in finished)
+    assert {g.first for g in finished if g.game % 2 == 0} == {0}
+    assert {g.first for g in finished if g.game % 2 == 1} == {1}
+
+
+def test_sub_batch_keeps_the_inputs_of_a_roll_batch():
+    batch = _roll_batch([STARTING.board, STARTING.board, STARTING.board], [[3, 1], [6, 6], [2, 1]])
+    keep = np.array([True, False, True])
+    sub, rows = sub_batch(batch, keep)
+    assert isinstance(sub, RollBatch)
+    assert np.array_equal(sub.dice, [[3, 1], [2, 1]]) and len(sub.boards) == 2
+    assert np.array_equal(sub.positions, batch.positions[rows])
+
+
+def test_jobs_split_the_games_without_changing_them():
+    one = arena.play("pubeval", "random", 12, seed=8, slots=4)
+    two = arena.play("pubeval", "random", 12, seed=8, slots=4, jobs=2)
+    assert np.array_equal(one.points, two.points)
+    assert np.array_equal(one.plies, two.plies)
+
+
+# --------------------------------------------------------------------------
+# The referee
+# --------------------------------------------------------------------------
+
+
+class Cheater:
+    """Plays the first legal play, except every third roll it takes a row of another roll or refuses."""
+
+    name = "cheater"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def choose(self, batch, player):
+        rows = PubevalPlayer().choose(batch, player)
+        self.calls += 1
+        if self.calls % 3 == 0:
+            rows = rows.copy()
+            has = rows >= 0
+            rows[has] = np.where(
+                batch.offsets[1:][has] < len(batch.positions), batch.offsets[1:][has], -1
+            )  # the first row of the next roll: a position this roll cannot reach (or no move)
+        return rows
+
+
+def test_a_cheating_player_is_caught_and_not_trusted():
+    res = arena.play(Cheater(), PubevalPlayer(), 10, seed=1)
+    assert res.illegal
+    assert {x.player for x in res.illegal} == {"cheater"}
+    reasons = {x.reason for x in res.illegal}
+    assert reasons <= {
+        "returned a play that is not a legal play of this roll",
+        "did not move although a legal play exists",
+    }
+    first = res.illegal[0]
+    Position(board_from_position_id(first.position))
+    assert 1 <= min(first.dice) <= max(first.dice) <= 6
+    assert res.games == 10 and set(np.abs(res.points)) <= {1, 2, 3}
+    assert res.to_json()["illegal_plays"] == len(res.illegal)
+    assert "ILLEGAL PLAYS" in res.summary()
+
+
+def test_the_referee_checks_each_kind_of_illegal_row():
+    no_play = Position.from_points({25: 1}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}).board  # closed out
+    batch = _roll_batch([STARTING.board, STARTING.board, no_play], [[3, 1], [3, 1], [6, 6]])
+    lo = batch.offsets[:-1]
+    log = []
+    checked = arena.referee(lambda b, p: np.array([lo[1], -1, 0]), "bad", log)
+    rows = checked(batch, np.zeros(3, dtype=np.int64))
+    assert [x.reason for x in log] == [
+        "returned a play that is not a legal play of this roll",
+        "did not move although a legal play exists",
+        "moved although no play is legal",
+    ]
+    assert list(rows) == [lo[0], lo[1], -1]
+    assert log[0].position == position_id(STARTING) and log[0].dice == (3, 1)
+    log.clear()
+    arena.referee(lambda b, p: np.array([ILLEGAL, lo[1], -1]), "engine", log)(batch, np.zeros(3))
+    assert len(log) == 1 and log[0].row == ILLEGAL
+    with pytest.raises(arena.ArenaError, match="one integer row per roll"):
+        arena.referee(lambda b, p: np.zeros(2, dtype=np.int64), "short", [])(batch, np.zeros(3))
+
+
+# --------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------
+
+
+def test_the_paired_confidence_interval_on_a_known_distribution():
+    rng = np.random.default_rng(0)
+    # Independent fair +-1 games: a pair mean has variance 1/2, so the half-width is 1.96 * sqrt(0.5 / K).
+    k = 20_000
+    pts = rng.choice([-1, 1], size=2 * k)
+    mean, ci = arena.paired_ci(pts)
+    assert ci == pytest.approx(1.959964 * math.sqrt(0.5 / k), rel=0.02)
+    assert abs(mean) < 3 * ci
+    # Coverage: about 95% of intervals contain the true mean 0.25 of a skewed distribution.
+    values, probs = np.array([-2, -1, 1, 2, 3]), np.array([0.1, 0.3, 0.35, 0.2, 0.05])
+    true = float(values @ probs)
+    hits = 0
+    trials = 400
+    for _ in range(trials):
+        m, c = arena.paired_ci(rng.choice(values, p=probs, size=400))
+        hits += abs(m - true) <= c
+    assert 0.91 <= hits / trials <= 0.98
+    # Pairs whose luck cancels: the paired interval is much narrower than the unpaired one.
+    x = rng.choice([-2, -1, 1, 2], size=k)
+    paired = np.stack([x, -x + rng.choice([-1, 0, 1], size=k)], axis=1).ravel()
+    assert arena.paired_ci(paired)[1] < 0.5 * arena.unpaired_ci(paired)
+
+
+def test_paired_ci_needs_pairs():
+    with pytest.raises(arena.ArenaError, match="pairs"):
+        arena.paired_ci(np.array([1, -1, 2]))
+    assert arena.paired_ci(np.array([1, -1]))[1] == math.inf
+    with pytest.raises(arena.ArenaError, match="even"):
+        arena.play("pubeval", "random", 7)
+
+
+def test_result_rates_and_json():
+    res = arena.MatchResult("a", "b", 1, np.array([1, -1, 2, 3, -2, 1]), np.full(6, 50), seconds=2.0)
+    assert res.rates("a") == pytest.approx({"win": 4 / 6, "gammon": 2 / 6, "backgammon": 1 / 6})
+    assert res.rates("b") == pytest.approx({"win": 2 / 6, "gammon": 1 / 6, "backgammon": 0})
+    js = res.to_json()
+    for key in ("games", "ppg", "ci95", "win_rate", "rates", "games_per_second"):
+        assert key in js
+    assert js["games"] == 6 and js["ppg"] == pytest.approx(4 / 6) and js["games_per_second"] == 3.0
+
+
+# --------------------------------------------------------------------------
+# Players
+# --------------------------------------------------------------------------
+
+
+def test_pubeval_and_random_players_pass_through_the_arena():
+    res = arena.play("pubeval", "random", 40, seed=3)
+    assert not res.illegal
+    assert res.ppg > 1.0  # pubeval crushes random play
+
+
+def test_gnubg_player_passes_through_the_arena():
+    pytest.importorskip("gnubg_nn")
+    res = arena.play("gnubg:ply=0", "pubeval", 10, seed=4)
+    assert not res.illegal and res.games == 10
+
+
+def test_gnubg_player_agrees_with_gnubg_on_its_choice():
+    g = pytest.importorskip("gnubg_nn")
+    from bgnet.formats import board_from_gnubg, board_to_gnubg
+
+    player = GnubgPlayer(ply=0)
+    batch = _roll_batch([STARTING.board] * 3, [[3, 1], [6, 5], [4, 4]])
+    rows = player.choose(batch, np.zeros(3, dtype=np.int64))
+    for i, (d1, d2) in enumerate([(3, 1), (6, 5), (4, 4)]):
+        key = g.best_move(board_to_gnubg(STARTING), d1, d2, n=0, b=1)[1]
+        want = board_from_gnubg([list(s) for s in g.board_from_position_key(key)])
+        assert batch.offsets[i] <= rows[i] < batch.offsets[i + 1]
+        assert np.array_equal(batch.positions[rows[i]], want)
+
+
+def test_gnubg_player_without_gnubg_nn_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gnubg_nn", None)  # import gnubg_nn now raises ImportError
+    with pytest.raises(PlayerError, match=r"pip install 'bgnet\[gnubg\]'"):
+        make_player("gnubg:ply=1")
+
+
+def test_net_player_at_ply_0_is_the_evaluators_choice():
+    player = _tiny_net_player()
+    batch = _roll_batch([STARTING.board] * 2, [[3, 1], [6, 6]])
+    assert np.array_equal(player.choose(batch, np.zeros(2)), player.evaluator.choose(batch))
+
+
+def test_net_player_at_ply_above_0_needs_an_evaluator_that_has_it():
+    class ZeroPlyOnly:
+        def choose(self, batch, player=None):
+            return np.zeros(len(batch.offsets) - 1, dtype=np.int64)
+
+    with pytest.raises(PlayerError, match="not available yet"):
+        NetPlayer(ZeroPlyOnly(), ply=1)
+
+    class WithPly(ZeroPlyOnly):
+        def choose(self, batch, player=None, ply=0):
+            self.ply = ply
+            return super().choose(batch, player)
+
+    ev = WithPly()
+    NetPlayer(ev, ply=2).choose(_roll_batch(STARTING.board, [3, 1]), np.zeros(1))
+    assert ev.ply == 2
+
+
+def test_random_player_is_a_function_of_position_and_dice():
+    boards = [STARTING.board] * 4
+    dice = [[3, 1], [6, 5], [3, 1], [4, 4]]
+    batch = _roll_batch(boards, dice)
+    rows = RandomPlayer(seed=1).choose(batch, np.zeros(4))
+    lo = batch.offsets[:-1]
+    assert rows[0] - lo[0] == rows[2] - lo[2]
+    assert ((rows >= lo) & (rows < batch.offsets[1:])).all()
+    alone = RandomPlayer(seed=1).choose(_roll_batch(boards[1], dice[1]), np.zeros(1))
+    assert alone[0] == rows[1] - lo[1]
+    picks = {int(RandomPlayer(seed=s).choose(batch, np.zeros(4))[0]) for s in range(30)}
+    assert len(picks) > 3
+
+
+def test_player_specs():
+    assert make_player("pubeval").name == "pubeval"
+    assert isinstance(make_player("random:seed=3"), RandomPlayer)
+    assert make_player("random:seed=3").seed == 3
+    with pytest.raises(PlayerError, match="unknown player 'xg'"):
+        make_player("xg")
+    with pytest.raises(PlayerError, match="bad option 'depth=2' for player bgnet"):
+        make_player("bgnet:depth=2")
+    with pytest.raises(PlayerError, match="must be an integer"):
+        make_player("gnubg:ply=two")
+    with pytest.raises(BgnetError, match="no checkpoint file"):
+        make_player("bgnet:checkpoint=/nonexistent/net.pt")
+    assert not supports_cube(PubevalPlayer())
+
+
+def test_gnubg_spec_checks_the_ply():
+    pytest.importorskip("gnubg_nn")
+    assert make_player("gnubg:ply=1").name == "gnubg:ply=1"
+    with pytest.raises(PlayerError, match="ply 0, 1 or 2"):
+        make_player("gnubg:ply=3")
+
+
+def test_human_player_reads_and_checks_plays():
+    batch = _roll_batch([STARTING.board], [[3, 1]])
+    out = io.StringIO()
+    human = HumanPlayer(io.StringIO("junk\n13/9 6/5\n?\n6/5 8/5\n"), out)
+    row = human.choose(batch, np.zeros(1))[0]
+    assert np.array_equal(batch.positions[row], parse_play(STARTING.board, (3, 1), "8/5 6/5").position.board)
+    text = out.getvalue()
+    assert text.count("Your play") == 4 and "Legal plays: " in text
+    assert "'junk' is not a checker move" in text
+    with pytest.raises(PlayerError, match="input ended"):
+        HumanPlayer(io.StringIO(""), io.StringIO()).choose(batch, np.zeros(1))
+
+
+# --------------------------------------------------------------------------
+# bgnet bench play
+# --------------------------------------------------------------------------
+
+
+def _run(argv, capsys):
+    parser = _Parser(prog="bgnet")
+    bench.register(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
+    args = parser.parse_args(argv)
+    try:
+        code = args.func(args)
+    except BgnetError as e:
+        print(f"bgnet: error: {e}", file=sys.stderr)
+        code = 2
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_bench_play_json(capsys):
+    code, out, _ = _run(
+        ["bench", "play", "--a", "pubeval", "--b", "random", "--games", "20", "--json"], capsys
+    )
+    assert code == 0
+    obj = json.loads(out)
+    for key in ("games", "ppg", "ci95", "win_rate"):
+        assert key in obj
+    assert obj["games"] == 20 and obj["illegal_plays"] == 0
+    code, out2, _ = _run(
+        ["bench", "play", "--a", "pubeval", "--b", "random", "--games", "20", "--json"], capsys
+    )
+    assert json.loads(out2)["results"] == obj["results"]
+
+
+def test_bench_play_text(capsys):
+    code, out, _ = _run(
+        ["bench", "play", "--a", "random:seed=1", "--b", "random:seed=2", "--games", "4"], capsys
+    )
+    assert code == 0 and "points per game" in out and "games/s" in out
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--cube"], "--cube is not available yet"),
+        (["--match", "7"], "--match 7 is not available yet"),
+        (["--games", "5"], "even"),
+        (["--a", "nobody"], "unknown player"),
+    ],
+)
+def test_bench_play_refuses_what_it_cannot_do(capsys, flags, message):
+    code, _, err = _run(["bench", "play", "--b", "random", *flags], capsys)
+    assert code == 2 and message in err
+
+
+def test_register_returns_the_bench_parser():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command")
+    assert bench.register(sub).prog.endswith("bench")
