@@ -50,8 +50,9 @@ def read(path: str | Path) -> dict[str, Any]:
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many types for a damaged file
+        first = (str(e).strip().splitlines() or [""])[0][:120]
         raise CheckpointError(
-            f"{path} is not a readable bgnet checkpoint ({type(e).__name__}: {e})"
+            f"{path} is not a readable bgnet checkpoint ({type(e).__name__}: {first})"
         ) from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a bgnet checkpoint (format {FORMAT} expected)")
@@ -69,16 +70,22 @@ def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[Val
             f"{source} was made with encoder version {state.get('encoder_version')!r}; "
             f"this code has {encoder.version!r}"
         )
-    shape = state["shape"]
-    if shape["inputs"] != encoder.width:
-        raise CheckpointError(
-            f"{source} expects {shape['inputs']} inputs; encoder {encoder.name} gives {encoder.width}"
-        )
-    model = ValueNet(shape["inputs"], shape["hidden"], shape["activation"])
     try:
-        model.load_state_dict(state["model"])
-    except RuntimeError as e:
-        raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {e}") from None
+        shape = state["shape"]
+        inputs, hidden, activation = shape["inputs"], shape["hidden"], shape["activation"]
+        weights = state["model"]
+    except (KeyError, TypeError) as e:
+        raise CheckpointError(f"{source} lacks its network description ({type(e).__name__}: {e})") from None
+    if inputs != encoder.width:
+        raise CheckpointError(
+            f"{source} expects {inputs} inputs; encoder {encoder.name} gives {encoder.width}"
+        )
+    try:
+        model = ValueNet(inputs, hidden, activation)
+        model.load_state_dict(weights)
+    except (RuntimeError, TypeError, ValueError) as e:
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {first}") from None
     return model, encoder
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
-from bgnet.formats import Xgid, parse_position, position_id, position_ids
+from bgnet.formats import parse_position, position_id, position_ids
 from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import format_play
 from bgnet.position import Position
@@ -64,13 +65,11 @@ def _mover_probs(args: argparse.Namespace, batch: MoveBatch) -> np.ndarray | Non
 
 
 def _dice_of(text: str | None, info: object) -> Dice:
-    """The dice typed, or else those rolled in the XGID or Match ID."""
-    if text is not None:
-        return Dice.parse(text)
-    rolled = info.rolled if isinstance(info, Xgid) else getattr(info, "dice", (0, 0))
-    if rolled and rolled[0]:
-        return Dice.of(*rolled)
-    raise BgnetError("give the dice after the position, like 31 or 3-1")
+    """The dice typed, or those of the XGID or Match ID; an error when there are none."""
+    dice = dice_of(text, info)
+    if dice is None:
+        raise BgnetError("give the dice after the position, like 31 or 3-1")
+    return dice
 
 
 def _moves_one(args: argparse.Namespace) -> int:
@@ -90,20 +89,10 @@ def _moves_one(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_lines(path: str) -> Iterable[str]:
-    if path == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except OSError as e:
-        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
-
-
 def _moves_batch(args: argparse.Namespace) -> int:
     """Lines ``POSITION DICE``; one JSON object per line, in order; errors as ``{"error": ...}``."""
     parsed: list[tuple[Position, Dice] | str] = []
-    for n, line in enumerate(_read_lines(args.batch), 1):
+    for n, line in enumerate(read_lines(args.batch), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split()
@@ -154,6 +143,8 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     from bgnet.lockstep import Lockstep, duel
     from bgnet.pubeval import pubeval_best
 
+    if args.delay < 0:
+        raise BgnetError(f"--delay must be 0 or more, got {args.delay}")
     ev = load_evaluator(args.checkpoint)
     state = read(args.checkpoint or DEFAULT)
     names = ("bgnet", "pubeval" if args.opponent == "pubeval" else "bgnet")
@@ -212,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     moves.add_argument("--checkpoint", metavar="PATH", help="network for --rank (default: the shipped one)")
     moves.add_argument(
-        "--ply", type=int, default=0, choices=(0, 1, 2, 3), help="lookahead of --rank (default 0)"
+        "--ply", type=int, default=0, choices=(0, 1, 2), help="lookahead of --rank (default 0)"
     )
     moves.set_defaults(func=_cmd_moves)
 

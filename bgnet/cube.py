@@ -60,6 +60,7 @@ each decision can be checked against the real program:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -149,6 +150,11 @@ class CubeState:
     def centered(self) -> bool:
         return self.owner is CubeOwner.CENTERED
 
+    def flipped(self) -> CubeState:
+        """The same cube seen by the opponent."""
+        swap = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME}
+        return CubeState(self.value, swap.get(self.owner, self.owner))
+
     def doubled(self) -> CubeState:
         """The cube after the side on roll doubles and the opponent takes."""
         return CubeState(self.value * 2, CubeOwner.OPPONENT)
@@ -225,6 +231,10 @@ class MatchState:
                 f"got {self.away}-away/{self.opp_away}-away"
             )
 
+    def flipped(self) -> MatchState:
+        """The same match seen by the opponent (the scores swapped)."""
+        return dataclasses.replace(self, score=(self.score[1], self.score[0]))
+
     @property
     def is_money(self) -> bool:
         return self.length == 0
@@ -299,6 +309,17 @@ def _probs(probs: Sequence[float]) -> tuple[float, float, float, float, float]:
 # --------------------------------------------------------------------------
 # Cube efficiency (gnubg EvalEfficiency)
 # --------------------------------------------------------------------------
+
+
+def race_pips(board) -> int | None:
+    """The side on roll's pip count when ``board`` is a race (no contact), else None: the ``pips``
+    argument of :func:`cube_decision` that selects the race cube efficiency."""
+    from bgnet.position import Position
+    from bgnet.pubeval import is_race
+
+    b = Position(board, validate=False)
+    pips = b.pips()[0]
+    return pips if pips > 0 and bool(is_race(b.board[None, :])[0]) else None
 
 
 def cube_efficiency(pips: int | None = None) -> float:

@@ -498,18 +498,11 @@ class Bot:
         cls, checkpoint: str | Path | None = None, ply: int = 0, name: str = "bgnet", *, bearoff: bool = True
     ) -> Bot:
         """The network of ``checkpoint`` (default: the shipped one), with the exact bearoff database."""
-        from bgnet.checkpoint import DEFAULT, load_network
-        from bgnet.evaluator import NetEvaluator
+        from bgnet.commands.common import load_evaluator
 
         if ply < 0:
             raise SessionError(f"ply must be 0 or more, got {ply}")
-        model, encoder, _ = load_network(checkpoint or DEFAULT)
-        database = None
-        if bearoff:
-            from bgnet.bearoff import OneSidedBearoff
-
-            database = OneSidedBearoff.load_or_build()
-        return cls(NetEvaluator(model, encoder, bearoff=database), ply, name)
+        return cls(load_evaluator(checkpoint, bearoff=bearoff), ply, name)
 
     # -- checker play ----------------------------------------------------------
 
@@ -573,9 +566,8 @@ class Bot:
         cannot judge the state (a match longer than its table), in which
         case the callers fall back to cubeless rules.
         """
-        from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision
+        from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, race_pips
         from bgnet.errors import BgnetError as _Err
-        from bgnet.pubeval import is_race
 
         b = np.asarray(board, dtype=np.int8)
         owner = {-1: CubeOwner.CENTERED, 0: CubeOwner.ME, 1: CubeOwner.OPPONENT}[view.owner]
@@ -585,8 +577,7 @@ class Bot:
             else:
                 match = MatchState.money(jacoby=view.jacoby, beavers=view.beavers)
             cube = CubeState(view.value, owner)
-            pips = Position(b, validate=False).pips()[0] if bool(is_race(b[None, :])[0]) else None
-            return cube_decision(self.probabilities(b), cube, match, pips=pips)
+            return cube_decision(self.probabilities(b), cube, match, pips=race_pips(b))
         except _Err:
             return None
 

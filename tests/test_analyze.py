@@ -7,8 +7,9 @@ import pytest
 
 from bgnet.cli import main
 from bgnet.commands.analyze import cube_context
-from bgnet.cube import CubeOwner, cube_decision
-from bgnet.formats import parse_position
+from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity
+from bgnet.formats import MatchInfo, parse_position
+from bgnet.probabilities import flip as flip_probs
 from training.config import make_config
 from training.train import Trainer
 
@@ -53,8 +54,22 @@ def test_an_xgid_gives_cubeful_equities_and_its_dice(capsys, ckpt):
     _, out, _ = run(capsys, "analyze", XGID_ROLLED, "--checkpoint", ckpt, "--json")
     doc = json.loads(out)
     assert doc["dice"] == [3, 1] and doc["cubeful"] is True and doc["cube"] == {"value": 2, "owner": "me"}
-    _, cubeless, _ = run(capsys, "analyze", START, "--dice", "31", "--checkpoint", ckpt, "--json")
-    assert [p["equity"] for p in doc["plays"]] != [p["equity"] for p in json.loads(cubeless)["plays"]]
+    # A play's equity is minus the opponent's cubeful equity after it: the cube (2) is the
+    # opponent's to face (owned by us), the score 3-2 seen by the opponent is 2-3.
+    for p in doc["plays"][:3]:
+        theirs = cubeful_equity(
+            flip_probs(np.array(p["probabilities"])),
+            CubeState(2, CubeOwner.OPPONENT),
+            MatchState.match(7, (2, 3)),
+            cube_action=True,
+        )
+        assert p["equity"] == pytest.approx(-theirs, abs=2e-5)
+
+
+def test_a_match_id_for_the_second_player_gives_its_score_and_cube_from_its_side():
+    info = MatchInfo(cube_value=4, cube_owner=0, player_on_roll=1, turn=1, match_length=9, score=(5, 2))
+    cube, match = cube_context(info)
+    assert cube == CubeState(4, CubeOwner.OPPONENT) and match.score == (2, 5) and match.length == 9
 
 
 def test_without_a_roll_the_cube_decision_matches_the_cube_module(capsys, ckpt):

@@ -91,6 +91,8 @@ def test_batch_reports_a_bad_line_in_place_and_exits_2(capsys, tmp_path):
         (["moves", START, "x"], "two digits"),
         (["moves", START], "dice"),
         (["moves", "--batch", "/nonexistent/file"], "cannot read"),
+        (["watch", "--delay", "-1"], "--delay"),
+        (["analyze", "--batch", "-", "--xgid", "x"], "--batch"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_problem(argv, words):

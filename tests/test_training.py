@@ -1,5 +1,6 @@
 """End to end: a tiny self-play run, checkpoints, resume, and refusals with clear messages."""
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -48,15 +49,16 @@ def test_a_tiny_run_writes_a_checkpoint_that_loads_and_plays(tmp_path):
 
 
 def test_running_the_same_command_again_resumes_from_the_last_checkpoint(tmp_path):
-    Trainer(tiny(games=24), tmp_path, progress=False).run()
     first = Trainer(tiny(games=24), tmp_path, progress=False)
-    assert first.state.games == 24  # nothing left to do: loaded, not restarted
-    before = {k: v.clone() for k, v in first.evaluator.model.state_dict().items()}
-    # A longer run of the same recipe is refused (games differs), so resume with the same config.
+    first.run()
+    after = {k: v.clone() for k, v in first.evaluator.model.state_dict().items()}
     again = Trainer(tiny(games=24), tmp_path, progress=False)
+    assert again.state.games == 24  # loaded, not restarted
     for k, v in again.evaluator.model.state_dict().items():
-        assert torch.equal(v, before[k])
+        assert torch.equal(v, after[k])
     assert again.rng.bit_generator.state == first.rng.bit_generator.state
+    fresh = Trainer(tiny(games=24, name="other"), tmp_path, progress=False)
+    assert not all(torch.equal(v, after[k]) for k, v in fresh.evaluator.model.state_dict().items())
 
 
 def test_a_killed_run_resumes_and_finishes(tmp_path):
@@ -67,7 +69,11 @@ def test_a_killed_run_resumes_and_finishes(tmp_path):
     ckpts[-1].unlink()
     resumed = Trainer(tiny(), tmp_path, progress=False)
     assert 0 < resumed.state.games < 40
+    logged = [json.loads(line)["games"] for line in (tmp_path / "tiny" / "metrics.jsonl").open()]
+    assert max(logged) == resumed.state.games  # the metrics of the lost games are dropped
     assert resumed.run().games == 40
+    logged = [json.loads(line)["games"] for line in (tmp_path / "tiny" / "metrics.jsonl").open()]
+    assert logged == sorted(logged) and logged[-1] == 40
 
 
 def test_a_run_directory_made_by_another_config_is_refused_naming_the_difference(tmp_path):
@@ -101,6 +107,10 @@ def test_a_corrupt_or_missing_checkpoint_fails_with_a_clear_message(tmp_path):
         checkpoint.load_network(tmp_path / "junk.pt")
     with pytest.raises(CheckpointError, match="no checkpoint file"):
         checkpoint.load_network(tmp_path / "absent.pt")
+    state = trainer.checkpoint_state()
+    del state["shape"]
+    with pytest.raises(CheckpointError, match="lacks its network description"):
+        checkpoint.load_network(checkpoint.save(tmp_path / "noshape.pt", state))
 
 
 def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):

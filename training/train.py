@@ -201,8 +201,23 @@ class Trainer:
         self.evaluator.model.load_state_dict(model.state_dict())
         self.optimizer.load_state_dict(state["optimizer"])
         self.state = RunState(**state["counters"])
+        self._truncate_metrics()
         self.rng.bit_generator.state = state["rng"]["numpy"]
         torch.set_rng_state(state["rng"]["torch"])
+
+    def _truncate_metrics(self) -> None:
+        """Drop the metrics logged after the checkpoint being resumed (those games are played again)."""
+        path = self.dir / "metrics.jsonl"
+        if not path.exists():
+            return
+        kept = [
+            line
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and json.loads(line).get("games", 0) <= self.state.games
+        ]
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+        tmp.replace(path)
 
     # -- the loop -------------------------------------------------------------------------
     def log(self, record: dict[str, Any], writer: Any) -> None:
@@ -252,11 +267,11 @@ class Trainer:
             if next_eval is not None and st.games >= next_eval:
                 st.last_ppg, st.last_ci = evaluate_vs_pubeval(self.evaluator, cfg.eval_games, self.rng)
                 self.log({"play/ppg_vs_pubeval": st.last_ppg, "play/ppg_ci95": st.last_ci}, writer)
-                next_eval += cfg.eval_every
+                next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every
                 t0 = time.perf_counter()
             if st.games >= next_ckpt or st.games >= cfg.games:
                 self.save_checkpoint()
-                next_ckpt += cfg.checkpoint_every
+                next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
             ppg = "" if st.last_ppg is None else f"{st.last_ppg:+.3f}±{st.last_ci:.3f}"
             bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs pubeval {ppg or 'n/a'}")
         bar.close()

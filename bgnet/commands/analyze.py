@@ -22,7 +22,8 @@ import sys
 
 import numpy as np
 
-from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity
+from bgnet.commands.common import dice_of, read_lines
+from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity, race_pips
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
 from bgnet.formats import MatchInfo, Xgid, match_info_from_id, parse_position, parse_xgid, position_ids
@@ -31,7 +32,6 @@ from bgnet.notation import format_play
 from bgnet.position import Position
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
-from bgnet.pubeval import is_race
 
 __all__ = ["register", "run"]
 
@@ -61,26 +61,6 @@ def cube_context(info: Xgid | MatchInfo | None) -> tuple[CubeState, MatchState] 
     return CubeState(info.cube_value, owner), match
 
 
-def _flip_context(ctx: tuple[CubeState, MatchState]) -> tuple[CubeState, MatchState]:
-    cube, match = ctx
-    owner = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME}.get(cube.owner, cube.owner)
-    return CubeState(cube.value, owner), MatchState(
-        length=match.length,
-        score=(match.score[1], match.score[0]),
-        crawford=match.crawford,
-        jacoby=match.jacoby,
-        beavers=match.beavers,
-        auto_doubles=match.auto_doubles,
-    )
-
-
-def _pips(board: np.ndarray) -> int | None:
-    """The side on roll's pip count when the position is a race (for the cube efficiency), else None."""
-    if not is_race(board[None, :])[0]:
-        return None
-    return Position(board, validate=False).pips()[0]
-
-
 def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
     """The JSON object of one analysis (see the module docstring)."""
     board = position.board
@@ -88,7 +68,7 @@ def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
     if dice is None:
         probs = ev.probabilities(board[None, :], ply)[0]
         cube, match = ctx if ctx is not None else (CubeState(), MatchState.money())
-        decision = cube_decision(probs, cube, match, pips=_pips(board))
+        decision = cube_decision(probs, cube, match, pips=race_pips(board))
         out.update(
             dice=None,
             probabilities=[round(float(x), 6) for x in probs],
@@ -102,10 +82,10 @@ def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
     if ctx is None:
         eq = equity(probs)
     else:
-        theirs = _flip_context(ctx)
+        theirs = (ctx[0].flipped(), ctx[1].flipped())
         eq = np.array(
             [
-                -cubeful_equity(flip_probs(p), *theirs, pips=_pips(r), cube_action=True)
+                -cubeful_equity(flip_probs(p), *theirs, pips=race_pips(r), cube_action=True)
                 for p, r in zip(probs, batch.positions, strict=True)
             ]
         )
@@ -135,12 +115,7 @@ def _parse(text: str, dice_text: str | None, xgid: str | None, match_id: str | N
         info = parse_xgid(xgid)
     elif match_id is not None:
         info = match_info_from_id(match_id)
-    if dice_text is not None:
-        dice = Dice.parse(dice_text)
-    else:
-        rolled = info.rolled if isinstance(info, Xgid) else getattr(info, "dice", (0, 0))
-        dice = Dice.of(*rolled) if rolled and rolled[0] else None
-    return position, dice, cube_context(info)
+    return position, dice_of(dice_text, info), cube_context(info)
 
 
 def _print_text(result: dict) -> None:
@@ -177,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.position is None) == (args.batch is None) and args.xgid is None:
         raise BgnetError("give a POSITION (or --xgid) or --batch FILE")
+    if args.batch is not None and (args.xgid or args.match_id or args.dice):
+        raise BgnetError("--xgid, --match-id and --dice apply to one POSITION, not to --batch lines")
     ev = load_evaluator(args.checkpoint)
     if args.batch is None:
         position, dice, ctx = _parse(args.position or args.xgid, args.dice, args.xgid, args.match_id)
@@ -186,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_text(result)
         return 0
-    lines = sys.stdin.read().splitlines() if args.batch == "-" else _read(args.batch)
+    lines = read_lines(args.batch)
     errors = 0
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -204,14 +181,6 @@ def run(args: argparse.Namespace) -> int:
     return 2 if errors else 0
 
 
-def _read(path: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except OSError as e:
-        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "analyze",
@@ -222,7 +191,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--dice", help="the roll, like 31 (default: the XGID's or Match ID's dice, else a cube decision)"
     )
-    p.add_argument("--ply", type=int, default=0, choices=(0, 1, 2, 3), help="lookahead (default 0)")
+    p.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="lookahead (default 0)")
     ctx = p.add_mutually_exclusive_group()
     ctx.add_argument("--xgid", help="an XGID giving the cube, score and match length")
     ctx.add_argument("--match-id", help="a GNUBG Match ID giving the cube, score and match length")

@@ -1,12 +1,16 @@
-"""What several commands share: loading the evaluator of a checkpoint."""
+"""What several commands share: the evaluator of a checkpoint, input lines, dice."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from bgnet.bearoff import OneSidedBearoff
 from bgnet.checkpoint import DEFAULT, load_network
+from bgnet.dice import Dice
+from bgnet.errors import BgnetError
 from bgnet.evaluator import NetEvaluator
+from bgnet.formats import Xgid
 
 
 def load_evaluator(checkpoint: str | Path | None = None, *, bearoff: bool = True) -> NetEvaluator:
@@ -16,3 +20,22 @@ def load_evaluator(checkpoint: str | Path | None = None, *, bearoff: bool = True
     """
     model, encoder, _ = load_network(checkpoint or DEFAULT)
     return NetEvaluator(model, encoder, bearoff=OneSidedBearoff.load_or_build() if bearoff else None)
+
+
+def read_lines(path: str) -> list[str]:
+    """The lines of a file, or of standard input for ``-``; an unreadable file is a BgnetError."""
+    if path == "-":
+        return sys.stdin.read().splitlines()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read().splitlines()
+    except OSError as e:
+        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
+
+
+def dice_of(text: str | None, info: object) -> Dice | None:
+    """The dice typed, or else those rolled in an XGID or Match ID (None when there are none)."""
+    if text is not None:
+        return Dice.parse(text)
+    rolled = info.rolled if isinstance(info, Xgid) else getattr(info, "dice", (0, 0))
+    return Dice.of(*rolled) if rolled and rolled[0] else None

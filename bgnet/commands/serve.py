@@ -182,7 +182,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise BgnetError(f"--port must be 0-65535, got {args.port}")
     bot = Bot.from_checkpoint(args.checkpoint, ply=args.ply)
-    log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
+    try:
+        log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
+    except OSError as e:
+        raise BgnetError(f"cannot open the log {args.log}: {e.strerror}") from None
     try:
         responder = Responder(bot, beavers=args.beavers, jacoby=args.jacoby, log=log)
         server = Server((args.host, args.port), responder)
