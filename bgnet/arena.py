@@ -26,6 +26,20 @@ over the ``N`` games, for comparison.  Gammon and backgammon rates count
 gammons *including* backgammons (as bgnet's probabilities do) and
 backgammons alone, per game played.
 
+Cube and matches
+----------------
+:func:`play_cubeful` plays cubeful money games (``length`` 0) or
+``length``-point matches, each game a :class:`bgnet.session.Game` so the
+session's rules apply (who may double, Crawford and post-Crawford, the dead
+cube, drops scoring the cube before the double).  Before each roll where the
+side on roll may double, its player's ``double`` is asked (batched over the
+games, :class:`bgnet.players.CubePlayer`), then the other's ``take``; plays
+are chosen in one batch per ply as in :func:`play`, and each is handed to
+``Game.move`` with ``checked=True`` (the referee has checked it).  Matches
+``2k`` and ``2k + 1`` share their dice, game by game (:func:`cubeful_dice`).
+The headline is A's points per game (money) or A's match win rate (matches),
+with the paired CI; :meth:`CubefulResult.save` writes ``.mat`` files.
+
 Referee
 -------
 Every row a player returns is checked against the legal plays of that roll
@@ -57,6 +71,9 @@ __all__ = [
     "duplicate_dice",
     "paired_ci",
     "play",
+    "play_cubeful",
+    "CubefulResult",
+    "cubeful_dice",
     "referee",
 ]
 
@@ -385,3 +402,336 @@ def _play_parallel(
             if progress is not None:
                 progress(len(pts))
     return MatchResult(names[0], names[1], seed, points, plies, time.perf_counter() - t, log)
+
+
+# --------------------------------------------------------------------------
+# Cubeful money games and matches
+# --------------------------------------------------------------------------
+
+
+def cubeful_dice(
+    seed: int, match: int, game: int, max_plies: int = MAX_PLIES
+) -> tuple[tuple[int, int], np.ndarray]:
+    """Duplicate dice of game ``game`` of match ``match``: matches ``2k`` and ``2k + 1`` share them.
+
+    Game 0 of a match has the dice of :func:`duplicate_dice` (so money game
+    ``m`` with the cube rolls what cubeless game ``m`` rolls); later games of a
+    match draw from ``default_rng([seed, k, game])``.
+    """
+    if game == 0:
+        return duplicate_dice(seed, max_plies)(match)
+    rng = np.random.default_rng([seed, match // 2, game])
+    a, b = (int(x) for x in rng.integers(1, 7, size=2))
+    while a == b:
+        a, b = (int(x) for x in rng.integers(1, 7, size=2))
+    rolls = rng.integers(1, 7, size=(max_plies, 2), dtype=np.int8)
+    return ((a, b) if match % 2 == 0 else (b, a)), rolls
+
+
+@dataclass
+class CubefulResult:
+    """Cubeful money games (``length == 0``) or ``length``-point matches of A (player 0) against B.
+
+    ``points[m]`` is A's net points in match ``m`` (money: in game ``m``, a
+    multiple of the final cube); ``won[m]`` whether A won it (money: won the
+    game).  ``matches`` holds the :class:`bgnet.session.Match` of each, with
+    every action, for :meth:`save`.  The headline is A's points per game in
+    money play and A's match win rate in matches, each with its 95% CI over
+    the duplicate-dice pairs.
+    """
+
+    a: str
+    b: str
+    seed: int
+    length: int
+    points: np.ndarray
+    won: np.ndarray
+    matches: list
+    seconds: float
+    illegal: list[IllegalPlay] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.points)
+
+    @property
+    def metric(self) -> str:
+        return "match_win_rate" if self.length else "ppg"
+
+    def headline(self) -> tuple[float, float]:
+        """(value, 95% CI half-width) of :attr:`metric`."""
+        if self.length:
+            return paired_ci(self.won.astype(np.float64))
+        return paired_ci(self.points)
+
+    def _games(self):
+        return [g for m in self.matches for g in m.games]
+
+    def cube_stats(self) -> dict:
+        games = self._games()
+        actions = [a for g in games for a in g.actions]
+        return {
+            "games": len(games),
+            "doubles": sum(a.kind == "double" for a in actions),
+            "takes": sum(a.kind == "take" for a in actions),
+            "drops": sum(a.kind == "drop" for a in actions),
+            "max_cube": max((g.cube for g in games), default=1),
+            "crawford_games": sum(g.crawford for g in games),
+            "mean_plies": float(np.mean([g.plies for g in games])) if games else 0.0,
+        }
+
+    def to_json(self) -> dict:
+        def num(x: float) -> float | None:
+            return round(x, 6) if math.isfinite(x) else None
+
+        value, ci = self.headline()
+        out = {
+            "a": self.a,
+            "b": self.b,
+            "mode": f"{self.length}-point matches" if self.length else "cubeful money games",
+            "cube": True,
+            "match_length": self.length,
+            "seed": self.seed,
+            "metric": self.metric,
+            "value": num(value),
+            "ci95": num(ci),
+            "seconds": num(self.seconds),
+            "illegal_plays": len(self.illegal),
+            "illegal": [x.to_json() for x in self.illegal[:20]],
+            **self.cube_stats(),
+        }
+        if self.length:
+            ppm, ppm_ci = paired_ci(self.points)
+            out.update(
+                matches=self.count,
+                match_win_rate=num(value),
+                points_per_match=num(ppm),
+                points_per_match_ci95=num(ppm_ci),
+            )
+        else:
+            out.update(
+                games=self.count,
+                ppg=num(value),
+                win_rate=num(float(self.won.mean())),
+                ci95_unpaired=num(unpaired_ci(self.points)),
+            )
+        return out
+
+    def summary(self) -> str:
+        value, ci = self.headline()
+        st = self.cube_stats()
+        if self.length:
+            ppm, ppm_ci = paired_ci(self.points)
+            head = [
+                f"{self.a} (A) vs {self.b} (B): {self.count} {self.length}-point matches "
+                f"({self.count // 2} duplicate-dice pairs), seed {self.seed}",
+                f"A's match win rate: {value:.2%} +- {ci:.2%} (95% CI over pairs); "
+                f"A's points per match: {ppm:+.3f} +- {ppm_ci:.3f}",
+            ]
+        else:
+            head = [
+                f"{self.a} (A) vs {self.b} (B): {self.count} cubeful money games "
+                f"({self.count // 2} duplicate-dice pairs), seed {self.seed}",
+                f"A's points per game (with the cube): {value:+.4f} +- {ci:.4f} (95% CI over pairs; "
+                f"+- {unpaired_ci(self.points):.4f} unpaired); A wins {float(self.won.mean()):.2%}",
+            ]
+        head.append(
+            f"{st['games']} games: {st['doubles']} doubles, {st['takes']} takes, {st['drops']} drops, "
+            f"highest cube {st['max_cube']}, {st['crawford_games']} Crawford games, "
+            f"{st['mean_plies']:.1f} plies a game; {self.seconds:.1f} s"
+        )
+        if self.illegal:
+            who = sorted({x.player for x in self.illegal})
+            head.append(
+                f"ILLEGAL PLAYS: {len(self.illegal)} by {', '.join(who)} (replaced by the first legal play)"
+            )
+        return "\n".join(head)
+
+    def save(self, path: str | os.PathLike) -> list[str]:
+        """Write the games as ``.mat`` files (:mod:`bgnet.matfile`); returns the paths written.
+
+        Money games go into one money session file; a single match into
+        ``path``; several matches into ``STEM-0001.mat``, ... next to it (a
+        ``.mat`` file holds one match).
+        """
+        from pathlib import Path
+
+        from bgnet.matfile import write_mat
+        from bgnet.session import Match
+
+        path = Path(path)
+        if not self.length:
+            session = Match(0, (self.a, self.b), games=len(self.matches))
+            for m in self.matches:
+                _replay(session, m.games[0])
+            return [str(write_mat(session, path))]
+        if len(self.matches) == 1:
+            return [str(write_mat(self.matches[0], path))]
+        return [
+            str(write_mat(m, path.with_name(f"{path.stem}-{k + 1:04d}{path.suffix or '.mat'}")))
+            for k, m in enumerate(self.matches)
+        ]
+
+
+def _replay(into, game) -> None:
+    """Replay ``game``'s actions as the next game of match ``into``, through the session's rules."""
+    from bgnet.matfile import _find
+
+    g = into.new_game(game.opening_dice)
+    moves = 0
+    for a in game.actions:
+        if a.kind == "move":
+            if moves:
+                g.roll(a.dice)
+            g.move(_find(g, a.steps))
+            moves += 1
+        elif a.kind == "double":
+            g.double()
+        elif a.kind == "take":
+            g.take()
+        elif a.kind == "drop":
+            g.drop()
+
+
+def _cube_states(games: list, length: int) -> list:
+    """(CubeState, MatchState) of each game from its side on roll."""
+    from bgnet.cube import CubeOwner, CubeState, MatchState
+
+    out = []
+    for g in games:
+        me = g.turn
+        owner = CubeOwner.CENTERED if g.owner < 0 else (CubeOwner.ME if g.owner == me else CubeOwner.OPPONENT)
+        if length:
+            ms = MatchState.match(length, (g.score[me], g.score[1 - me]), crawford=g.crawford)
+        else:
+            ms = MatchState.money()
+        out.append((CubeState(g.cube, owner), ms))
+    return out
+
+
+def play_cubeful(
+    a: Player | str,
+    b: Player | str,
+    count: int,
+    seed: int = 1,
+    *,
+    length: int = 0,
+    slots: int = DEFAULT_SLOTS,
+    progress: Callable[[int], None] | None = None,
+) -> CubefulResult:
+    """Play ``count`` (even) cubeful money games (``length`` 0) or ``length``-point matches.
+
+    The rules are :mod:`bgnet.session`'s (who may double, Crawford and
+    post-Crawford, the dead cube, scoring of drops and of gammons at the
+    cube's value).  Before each roll where the side on roll may double, its
+    player's ``double`` is asked (batched over the games); a double is
+    answered by the other player's ``take``; a drop ends the game.  Plays are
+    chosen in one batch per ply with the referee, as in :func:`play`, on
+    duplicate dice (:func:`cubeful_dice`).  ``progress(n)`` is called as
+    ``n`` more games or matches finish.
+    """
+    from bgnet.dice import Dice
+    from bgnet.lockstep import RollBatch
+    from bgnet.movegen import Play, generate
+    from bgnet.players import supports_cube
+    from bgnet.position import Position
+    from bgnet.session import Match, Phase
+
+    if count < 2 or count % 2:
+        raise ArenaError(f"duplicate dice play each dice sequence twice: give an even number, not {count}")
+    if length < 0:
+        raise ArenaError(f"the match length must be 0 (money) or more, got {length}")
+    players = [make_player(p) if isinstance(p, str) else p for p in (a, b)]
+    for p in players:
+        if not supports_cube(p):
+            raise ArenaError(
+                f"player {p.name} takes no cube decisions: it cannot play with --cube or --match"
+            )
+    log: list[IllegalPlay] = []
+    chooser = duel(tuple(referee(p.choose, p.name, log) for p in players))
+    names = (players[0].name, players[1].name)
+    matches: list = [None] * count
+    rolls: dict[int, np.ndarray] = {}
+    next_match = 0
+    live: list[int] = []  # match numbers being played
+
+    def start_game(m: int) -> None:
+        match = matches[m]
+        opening, rolls[m] = cubeful_dice(seed, m, len(match.games))
+        match.new_game(opening)
+
+    def start_match() -> None:
+        nonlocal next_match
+        m = next_match
+        next_match += 1
+        matches[m] = Match(length, names, games=None if length else 1)
+        start_game(m)
+        live.append(m)
+
+    t = time.perf_counter()
+    while next_match < count and len(live) < slots:
+        start_match()
+    while live:
+        games = [matches[m].game for m in live]
+        # Cube actions before the roll, batched per player.
+        asking = [i for i, g in enumerate(games) if g.phase is Phase.ROLL and g.may_double()]
+        for p in (0, 1):
+            mine = [i for i in asking if games[i].turn == p]
+            if not mine:
+                continue
+            boards = np.stack([games[i].board for i in mine])
+            states = _cube_states([games[i] for i in mine], length)
+            wants = np.asarray(players[p].double(boards, states), dtype=bool)
+            doubled = [i for i, w in zip(mine, wants, strict=True) if w]
+            if not doubled:
+                continue
+            for i in doubled:
+                games[i].double()
+            sel = [k for k, w in enumerate(wants) if w]
+            takes = np.asarray(players[1 - p].take(boards[sel], [states[k] for k in sel]), dtype=bool)
+            for i, tk in zip(doubled, takes, strict=True):
+                games[i].take() if tk else games[i].drop()
+        # Roll and play, one batch.
+        moving = [i for i, g in enumerate(games) if not g.over]
+        for i in moving:
+            g = games[i]
+            if g.phase is Phase.ROLL:
+                if g.plies >= MAX_PLIES:
+                    raise RuntimeError(f"a game passed {MAX_PLIES} plies; a player may be looping")
+                g.roll(Dice.of(*(int(x) for x in rolls[live[i]][g.plies - 1])))
+        if moving:
+            boards = np.stack([games[i].board for i in moving])
+            dice = np.array([[games[i].dice.high, games[i].dice.low] for i in moving], dtype=np.int64)
+            mv = generate(boards, dice)
+            batch = RollBatch(mv.offsets, mv.positions, mv.steps, boards, dice)
+            rows = chooser(batch, np.array([games[i].turn for i in moving], dtype=np.int64))
+            for k, i in enumerate(moving):
+                g, r = games[i], int(rows[k])
+                play = None
+                if r >= 0:
+                    steps = tuple((int(f), int(s)) for f, s in batch.steps[r] if f >= 0)
+                    play = Play("", steps, Position(batch.positions[r].copy(), validate=False))
+                g.move(play, checked=True)
+        # Finished games: next game of the match, or the match is done.
+        done = 0
+        still: list[int] = []
+        for m in live:
+            match = matches[m]
+            if not match.game.over:
+                still.append(m)
+            elif not match.over:
+                start_game(m)
+                still.append(m)
+            else:
+                done += 1
+        live = still
+        while next_match < count and len(live) < slots:
+            start_match()
+        if done and progress is not None:
+            progress(done)
+    points = np.array([m.score[0] - m.score[1] for m in matches], dtype=np.int64)
+    if length:
+        won = np.array([m.winner == 0 for m in matches], dtype=bool)
+    else:
+        won = points > 0
+    return CubefulResult(names[0], names[1], seed, length, points, won, matches, time.perf_counter() - t, log)

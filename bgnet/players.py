@@ -26,11 +26,19 @@ Implementations
 :func:`make_player` builds one from a spec such as ``bgnet``,
 ``bgnet:ply=1,checkpoint=PATH``, ``pubeval``, ``gnubg:ply=0``, ``random:seed=3``.
 
-Cube decisions (planned)
-------------------------
-Players are cubeless today.  The cube module will add two optional, batched
-methods (see :class:`CubePlayer`); :func:`supports_cube` tells whether a
-player has them, so the arena can refuse ``--cube`` for a player without.
+Cube decisions
+--------------
+Two optional, batched methods (:class:`CubePlayer`) answer ``double`` and
+``take``; :func:`supports_cube` tells whether a player has them, and the
+arena refuses ``--cube``/``--match`` for one without (the human player).
+
+* bgnet: :func:`bgnet.cube.cube_decision` on its probabilities at its ply
+  (race efficiency by pips where :func:`bgnet.pubeval.is_race`);
+* gnubg: the same cube module on gnubg-nn's probabilities at its ply
+  (gnubg-nn's ``evaluate_cube_decision`` refuses money play);
+* pubeval: never doubles, always takes;
+* random: doubles with probability :data:`RANDOM_DOUBLE` when it may, takes
+  with probability :data:`RANDOM_TAKE` (a hash of seed, position and cube).
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ __all__ = [
     "PubevalPlayer",
     "RandomPlayer",
     "batch_inputs",
+    "cube_actions",
     "make_player",
     "supports_cube",
 ]
@@ -90,19 +99,22 @@ class Player(Protocol):
 
 @runtime_checkable
 class CubePlayer(Player, Protocol):
-    """A player that also takes cube decisions (the optional methods the cube module will call).
+    """A player that also takes cube decisions (what the arena calls with ``--cube``/``--match``).
 
-    Both are batched like :meth:`Player.choose`: ``boards`` is ``(N, 26)``
-    positions seen from the side that decides, ``state`` the cube and match
-    state of each game (its type comes with the cube module).
+    Both are batched like :meth:`Player.choose`.  ``boards`` is ``(N, 26)``
+    positions seen from the side on roll, who doubles (before it rolls), and
+    ``state[i]`` is ``(bgnet.cube.CubeState, bgnet.cube.MatchState)`` of game
+    ``i`` from that same side: :meth:`take` answers a double offered on that
+    position, as :meth:`bgnet.session.Bot.takes` does.  The arena asks only
+    where the side on roll may double (:meth:`bgnet.session.Game.may_double`).
     """
 
     def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
-        """Whether to double (or redouble) before rolling, per game: ``(N,)`` bools."""
+        """Whether the side on roll doubles (or redoubles) before rolling, per game: ``(N,)`` bools."""
         ...
 
     def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
-        """Whether to take an offered double, per game: ``(N,)`` bools."""
+        """Whether the doubled side (not on roll) takes, per game: ``(N,)`` bools."""
         ...
 
 
@@ -132,6 +144,40 @@ def _rows_of(batch: MoveBatch, i: int, result: np.ndarray) -> int:
     lo, hi = int(batch.offsets[i]), int(batch.offsets[i + 1])
     hits = np.flatnonzero((batch.positions[lo:hi] == result).all(axis=1))
     return lo + int(hits[0]) if len(hits) else ILLEGAL
+
+
+def _pips_if_race(board: np.ndarray) -> int | None:
+    """The pip count of the side on roll in a race (sets the cube efficiency), None with contact."""
+    from bgnet.pubeval import is_race
+
+    b = np.asarray(board, dtype=np.int8)
+    return Position(b, validate=False).pips()[0] if bool(is_race(b[None, :])[0]) else None
+
+
+def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(double, take) per game by :func:`bgnet.cube.cube_decision` on the side on roll's probabilities.
+
+    ``probs`` are the ``(N, 5)`` cubeless probabilities of ``boards`` for the
+    side on roll before it rolls; ``state`` as in :class:`CubePlayer`.  Where
+    the cube module cannot judge a state (a match longer than its table), the
+    side on roll does not double and the other side takes with 25% or more.
+    """
+    from bgnet.cube import cube_decision
+
+    n = len(boards)
+    double = np.zeros(n, dtype=bool)
+    take = np.zeros(n, dtype=bool)
+    for i in range(n):
+        cube, match = state[i]
+        p = np.asarray(probs[i], dtype=np.float64)
+        try:
+            d = cube_decision(p, cube, match, pips=_pips_if_race(boards[i]))
+        except BgnetError:
+            take[i] = 1.0 - p[0] >= 0.25
+            continue
+        double[i] = bool(d.double and d.available)
+        take[i] = bool(d.take) if d.available else True
+    return double, take
 
 
 # --------------------------------------------------------------------------
@@ -176,6 +222,19 @@ class NetPlayer:
             return self.evaluator.choose(batch, player)
         return self.evaluator.choose(batch, player, ply=self.ply)
 
+    # Cube decisions: bgnet.cube on the network's probabilities at the player's ply (one batch).
+
+    def _probabilities(self, boards: np.ndarray) -> np.ndarray:
+        if self.ply == 0:
+            return self.evaluator.probabilities(boards)
+        return self.evaluator.probabilities(boards, self.ply)
+
+    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return cube_actions(self._probabilities(boards), boards, state)[0]
+
+    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return cube_actions(self._probabilities(boards), boards, state)[1]
+
 
 # --------------------------------------------------------------------------
 # pubeval and random
@@ -193,6 +252,19 @@ class PubevalPlayer:
 
         return pubeval_best(batch)
 
+    # pubeval has no cube sense: its documented policy is "never double, always take".
+
+    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return np.zeros(len(boards), dtype=bool)
+
+    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return np.ones(len(boards), dtype=bool)
+
+
+RANDOM_DOUBLE = 0.25
+"""The chance that :class:`RandomPlayer` doubles when it may."""
+RANDOM_TAKE = 0.5
+"""The chance that :class:`RandomPlayer` takes a double."""
 
 _MIX = np.random.default_rng(0x52414E44).integers(1, 2**62, size=NUM_SLOTS, dtype=np.int64)
 
@@ -236,6 +308,22 @@ class RandomPlayer:
             )
         pick = (h % np.maximum(sizes, 1).astype(np.uint64)).astype(np.int64)
         return np.where(sizes > 0, batch.offsets[:-1] + pick, -1)
+
+    # Cube: a coin keyed like the plays (seed, position, cube value): doubles with probability
+    # RANDOM_DOUBLE when it may, takes with probability RANDOM_TAKE.
+
+    def _coin(self, boards: np.ndarray, state: Any, salt: int) -> np.ndarray:
+        keys = np.asarray(boards, dtype=np.int64).reshape(-1, NUM_SLOTS) @ _MIX
+        keys = keys + np.array([s[0].value for s in state], dtype=np.int64) * 1_000_003 + salt
+        with np.errstate(over="ignore"):
+            h = _splitmix(_splitmix(keys.astype(np.uint64)) + np.uint64(self.seed))
+        return (h >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return self._coin(boards, state, 1) < RANDOM_DOUBLE
+
+    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return self._coin(boards, state, 2) < RANDOM_TAKE
 
 
 # --------------------------------------------------------------------------
@@ -285,6 +373,24 @@ class GnubgPlayer:
             if batch.offsets[i + 1] > batch.offsets[i]:
                 rows[i] = _rows_of(batch, i, self.result(boards[i], dice[i]))
         return rows
+
+    # Cube: gnubg-nn's own evaluate_cube_decision refuses money play ("Not implemented for
+    # money") and takes its match score from global state, so gnubg's cube actions are
+    # bgnet.cube's decisions on gnubg's own probabilities at its ply.
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """gnubg's (N, 5) cubeless probabilities of ``boards`` for the side on roll, at its ply."""
+        from bgnet.formats import board_to_gnubg
+
+        return np.array(
+            [self.gnubg.probabilities(board_to_gnubg(b), self.ply) for b in boards], dtype=np.float64
+        ).reshape(-1, 5)
+
+    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return cube_actions(self.probabilities(boards), boards, state)[0]
+
+    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
+        return cube_actions(self.probabilities(boards), boards, state)[1]
 
 
 # --------------------------------------------------------------------------

@@ -322,7 +322,8 @@ def test_player_specs():
         make_player("gnubg:ply=two")
     with pytest.raises(BgnetError, match="no checkpoint file"):
         make_player("bgnet:checkpoint=/nonexistent/net.pt")
-    assert not supports_cube(PubevalPlayer())
+    assert supports_cube(PubevalPlayer()) and supports_cube(RandomPlayer())
+    assert not supports_cube(HumanPlayer(io.StringIO(), io.StringIO()))
 
 
 def test_gnubg_spec_checks_the_ply():
@@ -388,8 +389,10 @@ def test_bench_play_text(capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--cube"], "--cube is not available yet"),
-        (["--match", "7"], "--match 7 is not available yet"),
+        (["--cube", "--jobs", "2"], "use --jobs 1"),
+        (["--match", "0"], "1 or more points"),
+        (["--save", "x.mat"], "--save needs --cube or --match"),
+        (["--cube", "--a", "human"], "takes no cube decisions"),
         (["--games", "5"], "even"),
         (["--a", "nobody"], "unknown player"),
     ],
@@ -403,3 +406,149 @@ def test_register_returns_the_bench_parser():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
     assert bench.register(sub).prog.endswith("bench")
+
+
+# --------------------------------------------------------------------------
+# Cubeful money games and matches
+# --------------------------------------------------------------------------
+
+
+class _CubePubeval(PubevalPlayer):
+    """pubeval's plays with a fixed cube policy."""
+
+    def __init__(self, name: str, doubles: bool, takes: bool) -> None:
+        super().__init__(name)
+        self.doubles, self.takes = doubles, takes
+
+    def double(self, boards, state):
+        return np.full(len(boards), self.doubles)
+
+    def take(self, boards, state):
+        return np.full(len(boards), self.takes)
+
+
+def _actions(result):
+    return [[(a.player, a.kind, a.dice, a.steps) for a in g.actions] for m in result.matches for g in m.games]
+
+
+def test_a_cubeful_money_session_is_reproducible_with_the_same_seed():
+    one = arena.play_cubeful("pubeval", "random:seed=3", 20, seed=5, slots=64)
+    two = arena.play_cubeful(PubevalPlayer(), RandomPlayer(seed=3), 20, seed=5, slots=3)
+    assert np.array_equal(one.points, two.points) and _actions(one) == _actions(two)
+    assert one.cube_stats()["doubles"] > 0
+    other = arena.play_cubeful("pubeval", "random:seed=3", 20, seed=6)
+    assert _actions(other) != _actions(one)
+
+
+def test_cubeful_points_are_multiples_of_the_cube():
+    res = arena.play_cubeful(_tiny_net_player(), RandomPlayer(seed=1), 30, seed=3)
+    assert res.count == 30 and not res.illegal
+    for m, pts in zip(res.matches, res.points, strict=True):
+        (g,) = m.games
+        assert g.over and abs(pts) == g.points and g.points % g.cube == 0
+        assert g.points // g.cube in (1, 2, 3)
+        assert (pts > 0) == (g.winner == 0)
+        if g.result == "drop":
+            assert g.points == g.cube
+
+
+def test_a_player_that_never_takes_loses_the_cube_value_each_time_it_is_doubled():
+    doubler = _CubePubeval("doubler", doubles=True, takes=True)
+    dropper = _CubePubeval("dropper", doubles=True, takes=False)
+    res = arena.play_cubeful(doubler, dropper, 20, seed=7)
+    cubes = set()
+    for m, pts in zip(res.matches, res.points, strict=True):
+        (g,) = m.games
+        offered = [a for a in g.actions if a.kind == "double" and a.player == 0]
+        assert len(offered) == 1 and g.actions[-1].kind == "drop" and g.result == "drop"
+        assert pts == g.cube == offered[0].value // 2
+        cubes.add(g.cube)
+    assert cubes == {1, 2}  # dropped at once, or after the dropper's own double was taken
+
+
+def test_a_three_point_match_has_its_crawford_game():
+    res = arena.play_cubeful("pubeval", "pubeval", 20, seed=4, length=3)  # no doubles: cube-1 games
+    crawfords = 0
+    for m in res.matches:
+        assert max(m.score) >= 3 and m.over
+        seen = False
+        for g in m.games:
+            should = not seen and (2 in g.score) and max(g.score) < 3 and g.score != (2, 2)
+            assert g.crawford == should, (g.score, [x.score for x in m.games])
+            if g.crawford:
+                seen = True
+                crawfords += 1
+                assert not any(a.kind == "double" for a in g.actions)
+            assert g.post_crawford == (seen and not g.crawford)
+    assert crawfords > 0
+    assert res.metric == "match_win_rate" and 0 <= res.headline()[0] <= 1
+
+
+def test_cube_with_pubeval_follows_its_documented_policy(capsys):
+    res = arena.play_cubeful("pubeval", "random:seed=9", 20, seed=1)
+    acts = [a for m in res.matches for g in m.games for a in g.actions]
+    assert not [a for a in acts if a.kind == "double" and a.player == 0]  # pubeval never doubles
+    assert [a for a in acts if a.kind == "double"]  # random does
+    assert not [a for a in acts if a.kind == "drop" and a.player == 0]  # and pubeval always takes
+    code, out, _ = _run(
+        ["bench", "play", "--a", "pubeval", "--b", "random", "--games", "10", "--cube", "--json"], capsys
+    )
+    obj = json.loads(out)
+    assert code == 0 and obj["metric"] == "ppg" and obj["cube"] and obj["games"] == 10
+    code, out, _ = _run(
+        ["bench", "play", "--a", "pubeval", "--b", "random", "--games", "4", "--match", "3"], capsys
+    )
+    assert code == 0 and "match win rate" in out and "3-point matches" in out
+
+
+def test_a_player_without_cube_decisions_is_refused():
+    with pytest.raises(arena.ArenaError, match="takes no cube decisions"):
+        arena.play_cubeful(PubevalPlayer(), HumanPlayer(io.StringIO(), io.StringIO()), 2)
+    with pytest.raises(arena.ArenaError, match="even"):
+        arena.play_cubeful("pubeval", "random", 3)
+
+
+@pytest.mark.parametrize("length", [0, 3])
+def test_saved_games_read_back_and_import_into_gnubg(tmp_path, capsys, length):
+    from bgnet.matfile import read_mat
+
+    path = tmp_path / "games.mat"
+    flags = ["--match", str(length)] if length else ["--cube"]
+    games = "2" if length else "6"
+    code, out, _ = _run(
+        [
+            "bench",
+            "play",
+            "--a",
+            "pubeval",
+            "--b",
+            "random",
+            "--games",
+            games,
+            *flags,
+            "--json",
+            "--save",
+            str(path),
+        ],
+        capsys,
+    )
+    assert code == 0
+    files = json.loads(out)["saved"]
+    assert len(files) == (2 if length else 1)
+    ours = read_mat(files[0])
+    assert all(g.over for g in ours.games) and (ours.over or not length)
+    if not length:
+        assert len(ours.games) == 6 and any(a.kind == "double" for g in ours.games for a in g.actions)
+    import os
+
+    gnubg = "/usr/games/gnubg"
+    if not (os.path.isfile(gnubg) and os.access(gnubg, os.X_OK)):
+        pytest.skip("GNU Backgammon is not installed (/usr/games/gnubg): the import check needs it")
+    from tests.test_gnubg_interop import _results, final_score, run_gnubg
+
+    back = tmp_path / "back.mat"
+    output = run_gnubg(f"import mat {files[0]}\nshow score\nexport match mat {back}\n")
+    for bad in ("WARNING", "Warning", "Invalid", "Unrecognised", "not a valid"):
+        assert bad not in output, output[-3000:]
+    assert final_score(output)[:3] == (len(ours.games), ours.score[0], ours.score[1])
+    assert _results(read_mat(back)) == _results(ours)

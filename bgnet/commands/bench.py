@@ -5,6 +5,10 @@
     and reports A's points per game with its 95% CI, win, gammon and
     backgammon rates of both sides, and games per second.  Exit code 1 when
     a player returned an illegal play (reported, replaced by a legal one).
+    ``--cube``: cubeful money games, A's points per game with the cube;
+    ``--match L``: each game becomes an L-point match, A's match win rate
+    (and points per match); ``--save FILE.mat`` writes them for gnubg
+    (:func:`bgnet.arena.play_cubeful`, :meth:`bgnet.arena.CubefulResult.save`).
 ``bgnet bench positions FILE... [--player SPEC] [--json]``
     scores a player on ``.bm`` files or our JSON lines
     (:mod:`bgnet.benchmark_positions`): mean equity lost per move in
@@ -45,7 +49,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     play = sub.add_parser(
         "play",
         help="play a match between two players",
-        description="Play N cubeless money games of A against B with duplicate dice (each dice sequence "
+        description="Play N cubeless money games (cubeful with --cube, N L-point matches with --match L) "
+        "of A against B with duplicate dice (each dice sequence "
         "twice, seats swapped); every play is checked against the rules. Reports A's points per game "
         "with its 95% confidence interval (over the pairs), the win, gammon and backgammon rates of "
         "both sides, and games per second. Exit code 1 if a player returned an illegal play.",
@@ -58,8 +63,23 @@ def register(subparsers) -> argparse.ArgumentParser:
     play.add_argument(
         "--slots", type=int, default=256, metavar="B", help="games played in lockstep (default 256)"
     )
-    play.add_argument("--cube", action="store_true", help="play with the doubling cube (not available yet)")
-    play.add_argument("--match", type=int, metavar="L", help="play L-point matches (not available yet)")
+    play.add_argument(
+        "--cube",
+        action="store_true",
+        help="cubeful money games: each player's cube decisions (pubeval never doubles and always "
+        "takes; random doubles 1 time in 4 when it may and takes half the time)",
+    )
+    play.add_argument(
+        "--match",
+        type=int,
+        metavar="L",
+        help="each of the N games becomes an L-point match (cube, Crawford); reports A's match win rate",
+    )
+    play.add_argument(
+        "--save",
+        metavar="FILE.mat",
+        help="write the games as a .mat file gnubg imports (with --match and N > 1: FILE-0001.mat, ...)",
+    )
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(func=_cmd_play)
@@ -108,16 +128,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     from bgnet import arena
 
-    if args.cube:
-        raise BgnetError(
-            "--cube is not available yet: cube decisions come with the cube module; "
-            "bench play runs cubeless money games for now"
-        )
-    if args.match is not None:
-        raise BgnetError(
-            f"--match {args.match} is not available yet: match play needs the cube module; "
-            "bench play runs cubeless money games for now"
-        )
+    if args.match is not None and args.match < 1:
+        raise BgnetError(f"--match needs a length of 1 or more points, got {args.match}")
+    cubeful = args.cube or args.match is not None
+    if args.save and not cubeful:
+        raise BgnetError("--save needs --cube or --match (the cubeless games are not recorded)")
+    if cubeful and args.jobs != 1:
+        raise BgnetError("--cube and --match play in one process for now: use --jobs 1")
     if args.games < 2 or args.games % 2:
         raise BgnetError(
             f"--games must be even and at least 2 (duplicate dice play each sequence twice), got {args.games}"
@@ -133,15 +150,37 @@ def _cmd_play(args: argparse.Namespace) -> int:
         leave=False,
     )
     try:
-        result = arena.play(
-            args.a, args.b, args.games, args.seed, jobs=args.jobs, slots=args.slots, progress=bar.update
-        )
+        if cubeful:
+            result = arena.play_cubeful(
+                args.a,
+                args.b,
+                args.games,
+                args.seed,
+                length=args.match or 0,
+                slots=args.slots,
+                progress=bar.update,
+            )
+        else:
+            result = arena.play(
+                args.a, args.b, args.games, args.seed, jobs=args.jobs, slots=args.slots, progress=bar.update
+            )
     finally:
         bar.close()
+    saved: list[str] = []
+    if args.save:
+        try:
+            saved = result.save(args.save)
+        except OSError as e:
+            raise BgnetError(f"cannot write {args.save}: {e.strerror}") from None
     if args.json:
-        print(json.dumps(result.to_json()))
+        out = result.to_json()
+        if saved:
+            out["saved"] = saved
+        print(json.dumps(out))
     else:
         print(result.summary())
+        if saved:
+            print(f"saved {len(saved)} file(s): {saved[0]}{' ...' if len(saved) > 1 else ''}")
     if result.illegal:
         who = ", ".join(sorted({x.player for x in result.illegal}))
         print(f"bgnet: {len(result.illegal)} illegal plays by {who}", file=sys.stderr)
