@@ -59,3 +59,14 @@ def tiny_checkpoint(path):
         "counters": {"games": 0},
     }
     return save(path, state)
+
+
+def first_line(proc, timeout: float = 120.0) -> str:
+    """The first line the process prints, or '' if none comes within ``timeout`` seconds."""
+    import selectors
+
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        if not sel.select(timeout):
+            return ""
+    return proc.stdout.readline()

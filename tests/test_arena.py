@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from bgnet import arena
-from bgnet.cli import _Parser
+from bgnet.cli import main
 from bgnet.commands import bench
 from bgnet.encoding import get_encoder
 from bgnet.errors import BgnetError
@@ -352,14 +352,7 @@ def test_human_player_reads_and_checks_plays():
 
 
 def _run(argv, capsys):
-    parser = _Parser(prog="bgnet")
-    bench.register(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
-    args = parser.parse_args(argv)
-    try:
-        code = args.func(args)
-    except BgnetError as e:
-        print(f"bgnet: error: {e}", file=sys.stderr)
-        code = 2
+    code = main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

@@ -11,9 +11,7 @@ import numpy as np
 import pytest
 
 from bgnet import benchmark_positions as bp
-from bgnet.cli import _Parser
-from bgnet.commands import bench
-from bgnet.errors import BgnetError
+from bgnet.cli import main
 from bgnet.formats import position_id
 from bgnet.movegen import generate
 from bgnet.players import PubevalPlayer
@@ -237,14 +235,7 @@ def test_label_with_gnubg_matches_its_own_ranking():
 
 
 def _run(argv, capsys):
-    parser = _Parser(prog="bgnet")
-    bench.register(parser.add_subparsers(dest="command", required=True, parser_class=_Parser))
-    args = parser.parse_args(argv)
-    try:
-        code = args.func(args)
-    except BgnetError as e:
-        print(f"bgnet: error: {e}", file=sys.stderr)
-        code = 2
+    code = main(argv)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

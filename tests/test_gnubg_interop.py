@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boards import tiny_checkpoint
+from boards import first_line, tiny_checkpoint
 
 from bgnet.dice import Dice
 from bgnet.fibs import decision
@@ -46,19 +46,6 @@ pytestmark = pytest.mark.skipif(
     "the interop tests need the real program",
 )
 GNUBG_TIMEOUT = 240  # seconds for one gnubg run (a 3-point match takes a few)
-
-
-def first_line(proc: subprocess.Popen, timeout: float = 120.0) -> str:
-    """The first line the process prints, or '' if none comes within ``timeout`` seconds."""
-    import selectors
-
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            return ""
-    return proc.stdout.readline()
-
-
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boards import tiny_checkpoint
+from boards import first_line, tiny_checkpoint
 
 from bgnet.commands.serve import VERSION, Responder, Server
 from bgnet.dice import Dice
@@ -27,19 +27,6 @@ from bgnet.session import Bot
 from tests.boards import pos
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def first_line(proc: subprocess.Popen, timeout: float = 120.0) -> str:
-    """The first line the process prints, or '' if none comes within ``timeout`` seconds."""
-    import selectors
-
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            return ""
-    return proc.stdout.readline()
-
-
 
 
 @pytest.fixture(scope="module")
@@ -261,5 +248,3 @@ def test_cli_serves_and_reports_bad_arguments(checkpoint):
         timeout=60,
     )
     assert missing.returncode == 2 and "no checkpoint file" in missing.stderr
-
-
