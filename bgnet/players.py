@@ -146,14 +146,6 @@ def _rows_of(batch: MoveBatch, i: int, result: np.ndarray) -> int:
     return lo + int(hits[0]) if len(hits) else ILLEGAL
 
 
-def _pips_if_race(board: np.ndarray) -> int | None:
-    """The pip count of the side on roll in a race (sets the cube efficiency), None with contact."""
-    from bgnet.pubeval import is_race
-
-    b = np.asarray(board, dtype=np.int8)
-    return Position(b, validate=False).pips()[0] if bool(is_race(b[None, :])[0]) else None
-
-
 def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.ndarray, np.ndarray]:
     """(double, take) per game by :func:`bgnet.cube.cube_decision` on the side on roll's probabilities.
 
@@ -162,7 +154,7 @@ def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.
     the cube module cannot judge a state (a match longer than its table), the
     side on roll does not double and the other side takes with 25% or more.
     """
-    from bgnet.cube import cube_decision
+    from bgnet.cube import cube_decision, race_pips
 
     n = len(boards)
     double = np.zeros(n, dtype=bool)
@@ -171,7 +163,7 @@ def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.
         cube, match = state[i]
         p = np.asarray(probs[i], dtype=np.float64)
         try:
-            d = cube_decision(p, cube, match, pips=_pips_if_race(boards[i]))
+            d = cube_decision(p, cube, match, pips=race_pips(boards[i]))
         except BgnetError:
             take[i] = 1.0 - p[0] >= 0.25
             continue

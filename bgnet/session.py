@@ -64,6 +64,23 @@ __all__ = [
 ]
 
 MAX_CUBE = 1 << 15
+
+
+def may_double(
+    *, opponent_owns: bool, crawford: bool, post_crawford: bool, cube: int, length: int, mine: int
+) -> bool:
+    """May the side on roll double (gnubg ``GetDPEq``)?  ``mine`` is its score, ``length`` 0 for money.
+
+    Not when the opponent owns the cube, in the Crawford game, at the largest cube, when the
+    cube is dead (its value already wins the match), or post-Crawford for the side at match point.
+    """
+    if opponent_owns or crawford or cube >= MAX_CUBE:
+        return False
+    if length and (mine + cube >= length or (post_crawford and mine == length - 1)):
+        return False
+    return True
+
+
 RESULT_NAMES = {1: "single game", 2: "gammon", 3: "backgammon"}
 RESIGN_LEVELS = {"single": 1, "normal": 1, "gammon": 2, "backgammon": 3}
 
@@ -174,16 +191,14 @@ class Game:
         player = self.turn if player is None else player
         if self.phase is not Phase.ROLL or player != self.turn:
             return False
-        if self.owner not in (-1, player) or self.crawford or self.cube >= MAX_CUBE:
-            return False
-        length = self.match.length
-        if length:
-            mine = self.score[player]
-            if mine + self.cube >= length:
-                return False  # the cube is dead: its value already wins the match
-            if self.post_crawford and mine == length - 1:
-                return False
-        return True
+        return may_double(
+            opponent_owns=self.owner not in (-1, player),
+            crawford=self.crawford,
+            post_crawford=self.post_crawford,
+            cube=self.cube,
+            length=self.match.length,
+            mine=self.score[player],
+        )
 
     def legal_plays(self) -> list[Play]:
         """The legal plays of the roll (phase ``move``), from the player on roll."""
@@ -533,11 +548,7 @@ class Bot:
         batch = generate(b[None, :], np.array([[dice.high, dice.low]]))
         if batch.offsets[1] == 0:
             return []
-        probs = self.evaluator.rank(batch, self.ply) if hasattr(self.evaluator, "rank") else None
-        if probs is None:
-            from bgnet.probabilities import flip as flip_probs
-
-            probs = flip_probs(self.evaluator.probabilities(batch.positions))
+        probs = self.evaluator.rank(batch, self.ply)
         eq = equity(probs)
         order = np.argsort(-eq, kind="stable")[:n]
         out = []

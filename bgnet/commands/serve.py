@@ -34,23 +34,22 @@ from typing import IO
 from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.fibs import FibsError, decision, parse_board
 from bgnet.notation import format_point, parse_play
-from bgnet.session import MAX_CUBE, Bot, CubeView
+from bgnet.session import Bot, CubeView, may_double
 
 MAX_LINE = 64 * 1024
 VERSION = "bgnet external player 1 (FIBS board: lines, gnubg external protocol)"
 
 
 def _may_double(d) -> bool:
-    """May the side on roll double (gnubg ``GetDPEq``)?  gnubg sends no dice only then, but check."""
-    if d.cube_owner == 1 or d.crawford or d.cube >= MAX_CUBE:
-        return False
-    if d.match_length:
-        mine = d.score[0]
-        if mine + d.cube >= d.match_length:
-            return False
-        if d.post_crawford and mine == d.match_length - 1:
-            return False
-    return True
+    """May the side on roll double?  gnubg sends no dice only then, but check."""
+    return may_double(
+        opponent_owns=d.cube_owner == 1,
+        crawford=d.crawford,
+        post_crawford=d.post_crawford,
+        cube=d.cube,
+        length=d.match_length,
+        mine=d.score[0],
+    )
 
 
 class Responder:
