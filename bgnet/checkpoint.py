@@ -59,6 +59,16 @@ def read(path: str | Path) -> dict[str, Any]:
     return state
 
 
+def race_network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder] | None:
+    """The race network of a checkpoint dict (its ``race`` entry, same keys as the main one), or None."""
+    race = state.get("race")
+    if race is None:
+        return None
+    if not isinstance(race, dict):
+        raise CheckpointError(f"{source}: its race network entry is not a network description")
+    return network_from(race, f"{source} (race network)")
+
+
 def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder]:
     """Build the network of a checkpoint dict, checking it against this code."""
     try:

@@ -105,6 +105,18 @@ only.  A full prime in front gives 0, an open board 36; despite the name it
 counts rolls that move the checker in full, not rolls that pass every
 opposing point.  It is 36 when we have no checker left on the board.
 
+RACE (``race-v1``)
+-----------------
+The inputs of the race network (phase networks, :mod:`bgnet.evaluator`),
+after gnubg's race inputs: for each side (``our_`` then ``their_``, each in
+its own numbering) 24 points of four units (``n == 1``, ``n == 2``,
+``n >= 3``, ``(n - 3) / 2`` when ``n > 3``), 14 units "exactly k checkers
+off" (k = 1..14), the crossovers still to make (each checker counts the
+quadrants between it and its home board: 0 for points 1..6, 1 for 7..12, 2
+for 13..18, 3 for 19..24) / 10, and the pip count / 100.  It is meant for
+positions without contact (nobody on the bar); a checker on the bar is
+counted as if on point 25 in the pips and crossovers only.
+
 Speed (one core, ``_bench`` in ``tests/test_encoding.py``): about 7 million
 positions per second for TESAURO_198 and 0.7-0.9 million for EXTENDED.
 """
@@ -123,6 +135,7 @@ from bgnet.position import CHECKERS, NUM_SLOTS
 __all__ = [
     "ENCODERS",
     "EXTENDED",
+    "RACE",
     "TESAURO_198",
     "Encoder",
     "FeatureBlock",
@@ -642,17 +655,88 @@ def _encode_extended(boards, out):
         _side_row(f, ours, _ESCAPES, _SHOT_MASKS, _DOUBLE_MASKS, out, i, _THEIR_EXT)
 
 
+# ---------------------------------------------------------------------------
+# Race inputs
+
+_RACE_POINTS = 4 * 24
+_RACE_OFF = 14
+_RACE_SIDE = _RACE_POINTS + _RACE_OFF + 2  # points, exactly-k-off, crossovers, pips
+
+
+def _race_blocks() -> tuple[FeatureBlock, ...]:
+    blocks = []
+    for side, who in (("our", "the side on roll"), ("their", "the opponent")):
+        blocks += [
+            FeatureBlock(
+                f"{side}_points",
+                _RACE_POINTS,
+                f"{who}'s checkers n on each of its points 1..24 (its own numbering), "
+                "4 units each: n==1, n==2, n>=3, (n-3)/2 if n>3",
+            ),
+            FeatureBlock(
+                f"{side}_off", _RACE_OFF, f"{who}'s checkers off: unit k-1 is 1 when exactly k are off"
+            ),
+            FeatureBlock(f"{side}_crossovers", 1, f"{who}'s crossovers still to make / 10"),
+            FeatureBlock(f"{side}_pips", 1, f"{who}'s pip count / 100"),
+        ]
+    return tuple(blocks)
+
+
+@njit(cache=True)
+def _race_half(w, out, i, col):
+    on_board = 0
+    cross = 0
+    pips = 0
+    for p in range(1, 25):
+        n = w[p]
+        if n < 0:
+            n = 0
+        c = col + 4 * (p - 1)
+        out[i, c] = 1.0 if n == 1 else 0.0
+        out[i, c + 1] = 1.0 if n == 2 else 0.0
+        out[i, c + 2] = 1.0 if n >= 3 else 0.0
+        out[i, c + 3] = (n - 3) * 0.5 if n > 3 else 0.0
+        on_board += n
+        cross += n * ((p - 1) // 6)
+        pips += n * p
+    bar = w[25] if w[25] > 0 else 0
+    on_board += bar
+    cross += 4 * bar
+    pips += 25 * bar
+    off = 15 - on_board
+    c = col + _RACE_POINTS
+    for k in range(1, _RACE_OFF + 1):
+        out[i, c + k - 1] = 1.0 if off == k else 0.0
+    out[i, c + _RACE_OFF] = cross * 0.1
+    out[i, c + _RACE_OFF + 1] = pips * 0.01
+
+
+@njit(cache=True)
+def _encode_race(boards, out):
+    w = np.empty(NUM_SLOTS, dtype=np.int64)
+    f = np.empty(NUM_SLOTS, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        _flip_into(boards, i, w, f)
+        _race_half(w, out, i, 0)
+        _race_half(f, out, i, _RACE_SIDE)
+
+
 TESAURO_198 = Encoder("tesauro198", "tesauro198-v1", _tesauro_blocks(), _encode_tesauro)
 """Tesauro's 198 raw inputs; the index table is in the module docstring."""
 
 EXTENDED = Encoder("extended", "extended-v1", _extended_blocks(), _encode_extended)
 """TESAURO_198 followed by a race flag and 13 hand-crafted units per side."""
 
+RACE = Encoder("race", "race-v1", _race_blocks(), _encode_race)
+"""The race network's inputs: gnubg-style race units per side (see the module docstring)."""
+
 # The kernels write fixed columns; the declared blocks must match them.
 if TESAURO_198.width != _TURN + 2 or _SIDE_WIDTH != 13 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
     raise AssertionError("encoder blocks do not match the columns the kernels write")
+if RACE.width != 2 * _RACE_SIDE:
+    raise AssertionError("race encoder blocks do not match the columns its kernel writes")
 
-ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED)}
+ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE)}
 """The encoders by name."""
 
 

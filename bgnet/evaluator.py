@@ -71,6 +71,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -86,6 +87,7 @@ from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
+from bgnet.pubeval import is_race
 
 __all__ = [
     "DEFAULT_FILTERS",
@@ -449,7 +451,13 @@ class FunctionEvaluator(Evaluator):
 
 
 class NetEvaluator(Evaluator):
-    """A network and its encoder, evaluating batches of positions on one device.
+    """Networks and their encoders, evaluating batches of positions on one device.
+
+    ``model``/``encoder`` is the main network, for every position not given
+    to another phase network.  With ``race`` (a ``(model, encoder)`` pair),
+    positions without contact (:func:`bgnet.pubeval.is_race`) go to the race
+    network instead: the phase networks of strong engines.  The bearoff
+    database, when given, takes precedence over both where it is exact.
 
     ``probabilities(boards)`` and ``choose(batch, player)`` at their default
     ply 0 are the trainer's and the arena's one-forward calls.
@@ -461,6 +469,7 @@ class NetEvaluator(Evaluator):
         encoder: Encoder,
         device: str | torch.device = "cpu",
         *,
+        race: tuple[ValueNet, Encoder] | None = None,
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
@@ -468,21 +477,83 @@ class NetEvaluator(Evaluator):
         super().__init__(bearoff=bearoff, filters=filters, inner=inner)
         self.model = model
         self.encoder = encoder
+        self.race = race
         self.device = torch.device(device)
-        self._buf = np.empty((0, encoder.width), dtype=np.float32)
+        self._bufs: dict[str, np.ndarray] = {}
 
-    def _inputs(self, boards: np.ndarray) -> torch.Tensor:
-        if len(self._buf) < len(boards):
-            self._buf = np.empty((max(len(boards), 2 * len(self._buf)), self.encoder.width), dtype=np.float32)
-        x = self.encoder.encode(boards, out=self._buf[: len(boards)])
+    @classmethod
+    def from_checkpoint(
+        cls,
+        path: str | Path | None = None,
+        *,
+        device: str | torch.device = "cpu",
+        bearoff: BearoffDatabase | bool = True,
+        **kwargs,
+    ) -> NetEvaluator:
+        """The evaluator of a checkpoint file (default: the shipped networks), on ``device``.
+
+        ``bearoff=True`` loads (or builds and caches) the one-sided bearoff
+        database; ``False`` uses none; a database object is used as it is.
+        A checkpoint that holds a race network routes races to it.  Raises
+        :class:`bgnet.checkpoint.CheckpointError` naming the problem.
+        """
+        from bgnet import checkpoint
+
+        state = checkpoint.read(checkpoint.DEFAULT if path is None else path)
+        source = str(checkpoint.DEFAULT if path is None else path)
+        model, encoder = checkpoint.network_from(state, source)
+        race = checkpoint.race_network_from(state, source)
+        device = torch.device(device)
+        model.to(device).eval()
+        if race is not None:
+            race[0].to(device).eval()
+        if bearoff is True:
+            from bgnet.bearoff import OneSidedBearoff
+
+            bearoff = OneSidedBearoff.load_or_build()
+        return cls(model, encoder, device, race=race, bearoff=bearoff or None, **kwargs)
+
+    def networks(self) -> dict[str, tuple[ValueNet, Encoder]]:
+        """The phase networks by name: ``main`` and, when present, ``race``."""
+        nets = {"main": (self.model, self.encoder)}
+        if self.race is not None:
+            nets["race"] = self.race
+        return nets
+
+    def phases(self, boards: np.ndarray) -> np.ndarray:
+        """For each board, the index in :meth:`networks` of the network that values it (0: main)."""
+        boards = np.asarray(boards).reshape(-1, NUM_SLOTS)
+        if self.race is None:
+            return np.zeros(len(boards), dtype=np.int64)
+        return is_race(boards).astype(np.int64)
+
+    def inputs(self, boards: np.ndarray, encoder: Encoder | None = None) -> torch.Tensor:
+        """The encoded ``boards`` on the device (a reused buffer: valid until the next call)."""
+        encoder = encoder or self.encoder
+        buf = self._bufs.get(encoder.name)
+        if buf is None or len(buf) < len(boards):
+            size = max(len(boards), 2 * (0 if buf is None else len(buf)))
+            buf = self._bufs[encoder.name] = np.empty((size, encoder.width), dtype=np.float32)
+        x = encoder.encode(boards, out=buf[: len(boards)])
         return torch.from_numpy(x).to(self.device, non_blocking=True)
+
+    def _forward(self, model: ValueNet, encoder: Encoder, boards: np.ndarray) -> np.ndarray:
+        model.eval()
+        out = np.empty((len(boards), 5), dtype=np.float32)
+        for lo in range(0, len(boards), _CHUNK):
+            out[lo : lo + _CHUNK] = (
+                model(self.inputs(boards[lo : lo + _CHUNK], encoder)).float().cpu().numpy()
+            )
+        return out
 
     @torch.no_grad()
     def _evaluate(self, boards: np.ndarray) -> np.ndarray:
-        self.model.eval()
-        if len(boards) <= _CHUNK:
-            return self.model(self._inputs(boards)).float().cpu().numpy()
+        if self.race is None:
+            return self._forward(self.model, self.encoder, boards)
+        race = is_race(boards)
         out = np.empty((len(boards), 5), dtype=np.float32)
-        for lo in range(0, len(boards), _CHUNK):
-            out[lo : lo + _CHUNK] = self.model(self._inputs(boards[lo : lo + _CHUNK])).float().cpu().numpy()
+        if (~race).any():
+            out[~race] = self._forward(self.model, self.encoder, boards[~race])
+        if race.any():
+            out[race] = self._forward(*self.race, boards[race])
         return out

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from bgnet.encoding import (
     ENCODERS,
     EXTENDED,
+    RACE,
     TESAURO_198,
     Encoder,
     FeatureBlock,
@@ -99,7 +100,7 @@ def test_versions_are_distinct_strings_that_name_the_encoder():
 def test_get_encoder_by_name_and_unknown_names_list_the_known_ones():
     assert get_encoder("tesauro198") is TESAURO_198
     assert get_encoder("extended") is EXTENDED
-    with pytest.raises(UnknownEncoderError, match="extended, tesauro198") as info:
+    with pytest.raises(UnknownEncoderError, match="extended, race, tesauro198") as info:
         get_encoder("tesauro")
     assert isinstance(info.value, ValueError) and isinstance(info.value, BgnetError)
     assert "'tesauro'" in str(info.value)
@@ -350,6 +351,25 @@ def test_race_flag():
 
 
 # --- benchmark (not a test) -----------------------------------------------------------------------
+
+
+def test_race_inputs_of_a_hand_made_race():
+    # Ours: 3 on the 6, 1 on the 5, 2 on the 9, 5 on the 20 (4 off); theirs: 14 on their 1, 1 on their 13.
+    b = pos({6: 3, 5: 1, 9: 2, 20: 5}, {1: 14, 13: 1})
+    e = enc1(RACE, b)
+    pts = e["our_points"].reshape(24, 4)
+    np.testing.assert_array_equal(pts[5], [0, 0, 1, 0])  # 3 checkers: n >= 3, (3 - 3) / 2 = 0
+    np.testing.assert_array_equal(pts[4], [1, 0, 0, 0])
+    np.testing.assert_array_equal(pts[8], [0, 1, 0, 0])
+    np.testing.assert_array_equal(pts[19], [0, 0, 1, 1])  # 5 checkers: (5 - 3) / 2
+    assert pts.sum() == 1 + 1 + 1 + 2
+    np.testing.assert_array_equal(e["our_off"], np.eye(14)[3])  # exactly 4 off
+    assert e["our_crossovers"][0] == pytest.approx((2 * 1 + 5 * 3) / 10)
+    assert e["our_pips"][0] == pytest.approx((18 + 5 + 18 + 100) / 100)
+    their = e["their_points"].reshape(24, 4)
+    np.testing.assert_array_equal(their[0], [0, 0, 1, 5.5])
+    np.testing.assert_array_equal(their[12], [1, 0, 0, 0])
+    assert e["their_off"].sum() == 0 and e["their_crossovers"][0] == pytest.approx(0.2)
 
 
 def _bench(n: int = 200_000, rounds: int = 5) -> None:

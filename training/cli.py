@@ -28,7 +28,15 @@ def run(args: argparse.Namespace) -> int:
     from training.train import Trainer  # torch and friends load only when training
 
     trainer = Trainer(cfg, Path(args.runs), progress=not args.no_progress)
-    st = trainer.run()
+    if trainer.resumed_from is not None:
+        print(f"resuming from {trainer.resumed_from} ({trainer.state.games} games done)", flush=True)
+    elif cfg.init:
+        print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
+    try:
+        st = trainer.run()
+    except KeyboardInterrupt:
+        print(f"\nstopped: checkpoint {trainer.latest_checkpoint()} written; run the same command to resume")
+        return 130
     ppg = "n/a" if st.last_ppg is None else f"{st.last_ppg:+.3f} ± {st.last_ci:.3f}"
     print(f"run {trainer.dir}: {st.games} games, {st.seconds:.0f} s training, last ppg vs pubeval {ppg}")
     latest = trainer.latest_checkpoint()

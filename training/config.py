@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -40,8 +41,32 @@ class TrainConfig:
     activation: str = "relu"
     """Hidden activation: relu, sigmoid or tanh."""
 
+    race_hidden: tuple[int, ...] = ()
+    """Hidden layer widths of a separate race network (positions without contact); empty: none."""
+
+    race_encoder: str = "race"
+    """Input encoder of the race network."""
+
+    race_lr_scale: float = 1.0
+    """The race network's learning rate is ``lr`` (as scheduled) times this."""
+
+    init: str = ""
+    """Checkpoint to start a new run from (its networks' weights, widened to ``hidden`` when that is
+    wider); relative paths are from the current folder; empty: random weights."""
+
+    target: str = "td"
+    """Training targets: ``td`` (lambda-returns of the game) or ``ply1`` (the 1-ply values of the
+    positions, the exact expectation over the 21 rolls with each side's best 0-ply reply)."""
+
+    snapshot: str = ""
+    """A file that each checkpoint is also copied to (e.g. ``checkpoints/runs/NAME.pt``, committed so a run
+    outlives the machine); a new run directory resumes from it when it exists. Empty: none."""
+
+    bearoff: bool = False
+    """Use the exact bearoff database in self-play and targets (covered positions are not trained)."""
+
     games: int = 100_000
-    """Self-play games to train for in total."""
+    """Self-play games to train for in total (raise it and rerun to extend a finished run)."""
 
     parallel_games: int = 256
     """Games played in lockstep (B): each ply is one network forward over all their candidate positions."""
@@ -120,20 +145,23 @@ class TrainConfig:
             "auto, cpu or cuda",
         )
         need(self.threads >= 0, "threads", "must be >= 0")
+        need(all(h >= 1 for h in self.race_hidden), "race_hidden", "positive widths (or empty)")
+        need(self.race_lr_scale > 0, "race_lr_scale", "must be > 0")
+        need(self.target in {"td", "ply1"}, "target", "td or ply1")
         from bgnet.encoding import ENCODERS
 
         need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
+        need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        d["hidden"] = list(self.hidden)
-        return d
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
     def to_toml(self) -> str:
         lines = []
         for k, v in self.to_dict().items():
             if isinstance(v, str):
-                lines.append(f'{k} = "{v}"')
+                lines.append(f"{k} = {json.dumps(v)}")
             elif isinstance(v, bool):
                 lines.append(f"{k} = {str(v).lower()}")
             else:
@@ -141,12 +169,18 @@ class TrainConfig:
         return "\n".join(lines) + "\n"
 
     def differences(self, other: TrainConfig) -> list[str]:
-        """``field: ours != theirs`` for every field that differs."""
+        """``field: ours != theirs`` for every field of the run's identity that differs.
+
+        Where the run executes (``device``, ``threads``) and how long it goes on
+        (``games``: raise it to extend a run) are not part of its identity.
+        """
         a, b = self.to_dict(), other.to_dict()
-        return [f"{k}: {a[k]!r} != {b[k]!r}" for k in a if a[k] != b[k]]
+        return [f"{k}: {a[k]!r} != {b[k]!r}" for k in a if k not in NOT_IDENTITY and a[k] != b[k]]
 
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
+NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot"})
+"""Fields that may change between the sessions of one run."""
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -168,6 +202,12 @@ def _coerce(name: str, value: Any) -> Any:
             if isinstance(value, bool):
                 raise ValueError
             return float(ast.literal_eval(value)) if isinstance(value, str) else float(value)
+        if kind == "bool":
+            if isinstance(value, str) and value.lower() in {"true", "false", "1", "0"}:
+                return value.lower() in {"true", "1"}
+            if not isinstance(value, bool):
+                raise ValueError
+            return value
         if kind == "str":
             if not isinstance(value, str):
                 raise ValueError

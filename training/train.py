@@ -26,6 +26,7 @@ import torch
 from tqdm import tqdm
 
 from bgnet import checkpoint
+from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import get_encoder
 from bgnet.evaluator import NetEvaluator
 from bgnet.game import final_probabilities
@@ -34,6 +35,7 @@ from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.pubeval import pubeval_best
 from training.config import ConfigError, TrainConfig, make_config
+from training.grow import widen_into
 from training.td import lambda_returns
 
 
@@ -80,37 +82,66 @@ def selfplay_chooser(evaluator: NetEvaluator, epsilon: float, rng: np.random.Gen
     return choose
 
 
-def td_update(
-    evaluator: NetEvaluator,
-    optimizer: torch.optim.Optimizer,
-    games: list[FinishedGame],
-    lam: float,
-    minibatch: int,
-    rng: np.random.Generator,
-) -> float:
-    """One round of updates on the positions of ``games``; returns the mean squared TD error."""
-    model, device = evaluator.model, evaluator.device
+def training_targets(
+    evaluator: NetEvaluator, games: list[FinishedGame], lam: float, target: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positions of ``games``, their current 0-ply values and their targets, each for its side on roll.
+
+    ``target="td"``: the lambda-returns of each game (``training.td``);
+    ``"ply1"``: the 1-ply value of each position (the average over the 21
+    rolls of the mover's best 0-ply reply, flipped back), the search-bootstrapped
+    target.  Values come from the evaluator as it plays: exact where the
+    game is over or the bearoff database covers the position.
+    """
     lengths = np.array([len(g.history) for g in games])
     boards = np.concatenate([g.history for g in games])
-    x = torch.from_numpy(evaluator.encoder.encode(boards)).to(device)
-    with torch.no_grad():
-        model.eval()
-        flat = model(x).float().cpu().numpy()
+    flat = evaluator.probabilities(boards)
+    if target == "ply1":
+        return boards, flat, evaluator.probabilities(boards, ply=1)
     values = np.zeros((len(games), lengths.max(), 5), dtype=np.float32)
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
     values[valid] = flat
     _, finals = final_probabilities(np.stack([g.final for g in games]))
-    targets = torch.from_numpy(lambda_returns(values, lengths, finals, lam)[valid]).to(device)
-    td_error = float(((targets.cpu().numpy() - flat) ** 2).sum(axis=1).mean())
-    model.train()
-    order = torch.from_numpy(rng.permutation(len(boards))).to(device)
-    for lo in range(0, len(boards), minibatch):
-        idx = order[lo : lo + minibatch]
-        loss = torch.nn.functional.mse_loss(model(x[idx]), targets[idx], reduction="sum") / len(idx)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-    return td_error
+    return boards, flat, lambda_returns(values, lengths, finals, lam)[valid]
+
+
+def td_update(
+    evaluator: NetEvaluator,
+    optimizers: dict[str, torch.optim.Optimizer],
+    games: list[FinishedGame],
+    lam: float,
+    minibatch: int,
+    rng: np.random.Generator,
+    target: str = "td",
+) -> float:
+    """One round of updates on the positions of ``games``; returns the mean squared error to the targets.
+
+    Each position trains the phase network that values it
+    (``evaluator.phases``), with that network's optimizer; positions the
+    bearoff database covers are exact and train nothing.
+    """
+    boards, values, targets = training_targets(evaluator, games, lam, target)
+    error = float(((targets - values) ** 2).sum(axis=1).mean())
+    phases = evaluator.phases(boards)
+    if evaluator.bearoff is not None:
+        phases[np.asarray(evaluator.bearoff.covers(boards), dtype=bool)] = -1
+    for k, (name, (model, encoder)) in enumerate(evaluator.networks().items()):
+        rows = np.flatnonzero(phases == k)
+        if len(rows) == 0:
+            continue
+        x = torch.from_numpy(encoder.encode(boards[rows])).to(evaluator.device)
+        y = torch.from_numpy(np.ascontiguousarray(targets[rows], dtype=np.float32)).to(evaluator.device)
+        optimizer = optimizers[name]
+        model.train()
+        order = torch.from_numpy(rng.permutation(len(rows))).to(evaluator.device)
+        for lo in range(0, len(rows), minibatch):
+            idx = order[lo : lo + minibatch]
+            loss = torch.nn.functional.mse_loss(model(x[idx]), y[idx], reduction="sum") / len(idx)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+        model.eval()
+    return error
 
 
 @dataclass
@@ -130,21 +161,44 @@ class Trainer:
         self.cfg = cfg
         self.dir = Path(runs) / cfg.name
         self.progress = progress
+        self.device = pick_device(cfg.device)  # before the run directory: a bad device leaves nothing behind
         self._check_run_dir()
-        self.device = pick_device(cfg.device)
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
         encoder = get_encoder(cfg.encoder)
         model = ValueNet(encoder.width, cfg.hidden, cfg.activation).to(self.device)
-        self.evaluator = NetEvaluator(model, encoder, self.device)
+        race = None
+        if cfg.race_hidden:
+            race_encoder = get_encoder(cfg.race_encoder)
+            race_model = ValueNet(race_encoder.width, cfg.race_hidden, cfg.activation).to(self.device)
+            race = (race_model, race_encoder)
+        bearoff = None
+        if cfg.bearoff:
+            from bgnet.bearoff import OneSidedBearoff
+
+            bearoff = OneSidedBearoff.load_or_build()
+        self.evaluator = NetEvaluator(model, encoder, self.device, race=race, bearoff=bearoff)
         opt_class = torch.optim.Adam if cfg.optimizer == "adam" else torch.optim.SGD
-        self.optimizer = opt_class(model.parameters(), lr=cfg.lr)
+        self.optimizers = {
+            name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in self.evaluator.networks().items()
+        }
         self.state = RunState()
+        self.resumed_from: Path | None = None
         latest = self.latest_checkpoint()
+        if latest is None and cfg.snapshot and Path(cfg.snapshot).is_file():
+            latest = Path(cfg.snapshot)
         if latest is not None:
             self._resume(latest)
+            self.resumed_from = latest
+        elif cfg.init:
+            self._start_from(Path(cfg.init))
+
+    @property
+    def optimizer(self) -> torch.optim.Optimizer:
+        """The main network's optimizer."""
+        return self.optimizers["main"]
 
     # -- run directory and checkpoints -------------------------------------------------
     def _check_run_dir(self) -> None:
@@ -173,37 +227,74 @@ class Trainer:
         return found[-1] if found else None
 
     def checkpoint_state(self) -> dict[str, Any]:
-        model, encoder = self.evaluator.model, self.evaluator.encoder
+        nets = {}
+        for name, (model, encoder) in self.evaluator.networks().items():
+            nets[name] = {
+                "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+                "optimizer": self.optimizers[name].state_dict(),
+                "shape": model.shape,
+                "encoder": encoder.name,
+                "encoder_version": encoder.version,
+            }
+        state = nets.pop("main")
+        state.update(nets)  # the race network, if any, under "race"
         return {
-            "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-            "optimizer": self.optimizer.state_dict(),
-            "shape": model.shape,
-            "encoder": encoder.name,
-            "encoder_version": encoder.version,
+            **state,
             "config": self.cfg.to_dict(),
             "counters": vars(self.state).copy(),
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
         }
 
     def save_checkpoint(self) -> Path:
-        path = checkpoint.save(self.dir / f"checkpoint-{self.state.games:09d}.pt", self.checkpoint_state())
+        state = self.checkpoint_state()
+        path = checkpoint.save(self.dir / f"checkpoint-{self.state.games:09d}.pt", state)
         for old in self.checkpoints()[: -self.cfg.keep_checkpoints]:
             old.unlink()
+        if self.cfg.snapshot:
+            checkpoint.save(self.cfg.snapshot, state)
         return path
 
     def _resume(self, path: Path) -> None:
         state = checkpoint.read(path)
-        saved_cfg = make_config(state["config"])
+        try:
+            saved_cfg = make_config(state["config"])
+            counters = RunState(**state["counters"])
+            rng_state = state["rng"]
+        except (KeyError, TypeError) as e:
+            raise CheckpointError(f"{path} lacks its training state ({type(e).__name__}: {e})") from None
         diff = self.cfg.differences(saved_cfg)
         if diff:
             raise ConfigError(f"checkpoint {path} was made by a different config: {'; '.join(diff)}")
-        model, _ = checkpoint.network_from(state, str(path))
-        self.evaluator.model.load_state_dict(model.state_dict())
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.state = RunState(**state["counters"])
+        self._load_networks(state, str(path), with_optimizers=True)
+        self.state = counters
         self._truncate_metrics()
-        self.rng.bit_generator.state = state["rng"]["numpy"]
-        torch.set_rng_state(state["rng"]["torch"])
+        self.rng.bit_generator.state = rng_state["numpy"]
+        torch.set_rng_state(rng_state["torch"])
+
+    def _load_networks(self, state: dict[str, Any], source: str, *, with_optimizers: bool) -> None:
+        """Copy a checkpoint's networks into this run's (widened where ours are wider)."""
+        loaded = {"main": checkpoint.network_from(state, source)}
+        race = checkpoint.race_network_from(state, source)
+        if race is not None:
+            loaded["race"] = race
+        for name, (model, encoder) in self.evaluator.networks().items():
+            if name not in loaded:
+                if with_optimizers:
+                    raise CheckpointError(f"{source} has no {name} network")
+                continue
+            src_model, src_encoder = loaded[name]
+            if src_encoder.name != encoder.name:
+                raise CheckpointError(
+                    f"{source}: its {name} network uses encoder {src_encoder.name}, this run {encoder.name}"
+                )
+            widen_into(model, src_model, self.rng)
+            if with_optimizers:
+                opt = state["optimizer"] if name == "main" else state[name]["optimizer"]
+                self.optimizers[name].load_state_dict(opt)
+
+    def _start_from(self, path: Path) -> None:
+        """A new run's networks start from another run's checkpoint (``init``)."""
+        self._load_networks(checkpoint.read(path), str(path), with_optimizers=False)
 
     def _truncate_metrics(self) -> None:
         """Drop the metrics logged after the checkpoint being resumed (those games are played again)."""
@@ -242,18 +333,35 @@ class Trainer:
         engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True)
         choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
         bar = tqdm(total=cfg.games, initial=st.games, unit="game", disable=not self.progress, smoothing=0.05)
-        pending: list[FinishedGame] = []
         next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
         next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
         t0, g0 = time.perf_counter(), st.games
+        try:
+            self._loop(engine, choose, bar, writer, next_ckpt, next_eval, t0, g0)
+        except KeyboardInterrupt:
+            # Ctrl-C: keep what is trained (the games still in play are lost), then stop.
+            self.save_checkpoint()
+            raise
+        finally:
+            bar.close()
+            if writer is not None:
+                writer.close()
+        return st
+
+    def _loop(self, engine, choose, bar, writer, next_ckpt, next_eval, t0, g0) -> None:
+        cfg, st = self.cfg, self.state
+        pending: list[FinishedGame] = []
         while engine.running:
             pending += engine.step(choose)
             if len(pending) < cfg.train_games and engine.running:
                 continue
             lr = learning_rate(cfg, st.games)
-            for group in self.optimizer.param_groups:
-                group["lr"] = lr
-            td_error = td_update(self.evaluator, self.optimizer, pending, cfg.lam, cfg.minibatch, self.rng)
+            for name, optimizer in self.optimizers.items():
+                for group in optimizer.param_groups:
+                    group["lr"] = lr * (cfg.race_lr_scale if name == "race" else 1.0)
+            td_error = td_update(
+                self.evaluator, self.optimizers, pending, cfg.lam, cfg.minibatch, self.rng, cfg.target
+            )
             now = time.perf_counter()
             st.games += len(pending)
             st.updates += 1
@@ -274,7 +382,3 @@ class Trainer:
                 next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
             ppg = "" if st.last_ppg is None else f"{st.last_ppg:+.3f}±{st.last_ci:.3f}"
             bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs pubeval {ppg or 'n/a'}")
-        bar.close()
-        if writer is not None:
-            writer.close()
-        return st
