@@ -1,0 +1,172 @@
+"""Phase networks and the strength recipe: routing, race nets, 1-ply targets, growth, snapshots."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pytest
+import torch
+from boards import pos
+
+from bgnet import checkpoint
+from bgnet.encoding import EXTENDED, RACE
+from bgnet.evaluator import FunctionEvaluator, NetEvaluator
+from bgnet.lockstep import FinishedGame
+from bgnet.network import ValueNet
+from bgnet.position import STARTING
+from bgnet.pubeval import is_race
+from training.config import make_config
+from training.grow import widen_into
+from training.train import Trainer, training_targets
+
+TINY = dict(
+    name="tiny",
+    hidden=(8,),
+    race_hidden=(6,),
+    games=24,
+    parallel_games=8,
+    train_games=8,
+    minibatch=64,
+    checkpoint_every=8,
+    keep_checkpoints=2,
+    eval_every=0,
+    device="cpu",
+)
+
+RACE_BOARD = pos({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 9: 5})  # no contact, not all home: no database value
+CONTACT_BOARD = STARTING
+
+
+def constant(value):
+    """A 0-ply function that gives every board the same probabilities (marks which net answered)."""
+    return lambda boards: np.tile(np.asarray(value, dtype=np.float32), (len(boards), 1))
+
+
+class Marker(torch.nn.Module):
+    """A 'network' whose win probability is a constant, to see which phase network was asked."""
+
+    def __init__(self, inputs: int, win: float) -> None:
+        super().__init__()
+        self.inputs, self.win = inputs, win
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert x.shape[1] == self.inputs
+        out = torch.zeros(len(x), 5)
+        out[:, 0] = self.win
+        return out
+
+
+def test_races_go_to_the_race_network_and_contact_to_the_main_one():
+    ev = NetEvaluator(Marker(EXTENDED.width, 0.25), EXTENDED, race=(Marker(RACE.width, 0.75), RACE))
+    boards = np.stack([RACE_BOARD.board, CONTACT_BOARD.board, RACE_BOARD.flip().board])
+    assert is_race(boards).tolist() == [True, False, True]
+    np.testing.assert_allclose(ev.probabilities(boards)[:, 0], [0.75, 0.25, 0.75])
+    assert ev.phases(boards).tolist() == [1, 0, 1]
+    alone = NetEvaluator(Marker(EXTENDED.width, 0.25), EXTENDED)
+    np.testing.assert_allclose(alone.probabilities(boards)[:, 0], [0.25, 0.25, 0.25])
+    assert alone.phases(boards).tolist() == [0, 0, 0]
+
+
+def test_a_checkpoint_with_a_race_network_loads_with_routing_and_the_bearoff_database(tmp_path):
+    trainer = Trainer(make_config(TINY), tmp_path, progress=False)
+    trainer.run()
+    ev = NetEvaluator.from_checkpoint(trainer.latest_checkpoint(), bearoff=False)
+    assert ev.race is not None and ev.race[1] is RACE and ev.race[0].shape["hidden"] == [6]
+    boards = np.stack([RACE_BOARD.board, CONTACT_BOARD.board])
+    np.testing.assert_allclose(ev.probabilities(boards), trainer.evaluator.probabilities(boards), atol=1e-6)
+    race_only = ev.race[0](torch.from_numpy(RACE.encode(RACE_BOARD.board))).detach().numpy()
+    np.testing.assert_allclose(ev.probabilities(RACE_BOARD.board[None])[0], race_only[0], atol=1e-6)
+
+
+def test_training_updates_each_phase_network_on_its_own_positions(tmp_path):
+    trainer = Trainer(make_config(dict(TINY, games=16)), tmp_path, progress=False)
+    before = {n: [p.clone() for p in m.parameters()] for n, (m, _) in trainer.evaluator.networks().items()}
+    trainer.run()
+    for name, (model, _) in trainer.evaluator.networks().items():
+        changed = any(not torch.equal(a, b) for a, b in zip(before[name], model.parameters(), strict=True))
+        assert changed, f"the {name} network was not trained"
+
+
+def test_the_1ply_target_of_a_short_bearoff_is_its_brute_force_value():
+    # We (on roll) have two checkers on our 2 point; they will bear off their last checker next turn
+    # whatever they roll.  We win iff this roll takes both off: both dice >= 2, or 1-1 (2/1/off twice).
+    board = pos({2: 2}, {1: 1}).board
+    wins = sum(1 for a, b in product(range(1, 7), repeat=2) if min(a, b) >= 2 or a == b == 1)
+    # The 0-ply function says the side on roll of any unfinished position wins: true after our miss.
+    ev = FunctionEvaluator(constant([1, 0, 0, 0, 0]))
+    # The game as it went: we rolled high and bore both off; the final board is seen by the loser (them).
+    game = FinishedGame(history=board[None, :], final=pos({1: 1}, {}).board, points=1, first=0)
+    boards, values, targets = training_targets(ev, [game], lam=0.7, target="ply1")
+    np.testing.assert_allclose(targets[0], [wins / 36, 0, 0, 0, 0], atol=1e-6)
+    assert wins == 26 and values[0, 0] == 1.0
+    # The TD target of the same one-position game is the game's result: a single win for us.
+    _, _, td = training_targets(ev, [game], lam=0.7, target="td")
+    np.testing.assert_allclose(td[0], [1, 0, 0, 0, 0], atol=1e-6)
+
+
+def test_widening_keeps_the_function_and_the_wider_net_trains():
+    rng = np.random.default_rng(0)
+    small, wide = ValueNet(EXTENDED.width, [16]), ValueNet(EXTENDED.width, [40])
+    widen_into(wide, small, rng)
+    x = torch.from_numpy(EXTENDED.encode(np.stack([STARTING.board, RACE_BOARD.board])))
+    torch.testing.assert_close(wide(x), small(x))
+    deep_small, deep_wide = ValueNet(EXTENDED.width, [16, 8]), ValueNet(EXTENDED.width, [32, 12])
+    widen_into(deep_wide, deep_small, rng)
+    torch.testing.assert_close(deep_wide(x), deep_small(x))
+    with pytest.raises(checkpoint.CheckpointError, match="cannot shrink"):
+        widen_into(small, wide, rng)
+    with pytest.raises(checkpoint.CheckpointError, match="depth must match"):
+        widen_into(deep_wide, small, rng)
+
+
+def test_a_new_run_starts_from_init_widened(tmp_path):
+    first = Trainer(make_config(dict(TINY, games=8)), tmp_path, progress=False)
+    first.run()
+    grown = Trainer(
+        make_config(dict(TINY, name="grown", hidden=(12,), init=str(first.latest_checkpoint()))),
+        tmp_path,
+        progress=False,
+    )
+    assert grown.state.games == 0 and grown.resumed_from is None
+    boards = np.stack([STARTING.board, RACE_BOARD.board])
+    np.testing.assert_allclose(
+        grown.evaluator.probabilities(boards), first.evaluator.probabilities(boards), atol=1e-6
+    )
+
+
+def test_a_run_resumes_from_its_committed_snapshot_on_a_fresh_machine(tmp_path):
+    snap = tmp_path / "committed" / "tiny.pt"
+    cfg = make_config(dict(TINY, games=16, snapshot=str(snap)))
+    first = Trainer(cfg, tmp_path / "machine1", progress=False)
+    first.run()
+    assert snap.is_file()
+    # Another machine: an empty runs folder, the snapshot from the repository; more games asked for.
+    again = Trainer(
+        make_config(dict(TINY, games=24, snapshot=str(snap))), tmp_path / "machine2", progress=False
+    )
+    assert again.resumed_from == snap and again.state.games == 16
+    for a, b in zip(first.evaluator.model.parameters(), again.evaluator.model.parameters(), strict=True):
+        assert torch.equal(a, b)
+    assert again.run().games == 24
+
+
+def test_ctrl_c_writes_a_checkpoint_before_stopping(tmp_path, monkeypatch):
+    trainer = Trainer(make_config(dict(TINY, games=40, checkpoint_every=1000)), tmp_path, progress=False)
+    import training.train as train_module
+
+    calls = {"n": 0}
+    real = train_module.td_update
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "td_update", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        trainer.run()
+    latest = trainer.latest_checkpoint()
+    assert latest is not None and checkpoint.read(latest)["counters"]["games"] == 16
+    assert Trainer(make_config(dict(TINY, games=40, checkpoint_every=1000)), tmp_path).state.games == 16
