@@ -50,29 +50,7 @@ thirteen units for us followed by the same thirteen for the opponent
 (hand-crafted features in the spirit of gnubg's ``CalculateHalfInputs``),
 each scaled to about ``[0, 1]``:
 
-===================  ====  ===================================================
-block (``our_``/     width meaning (for that side, "we"; the other side "they")
-``their_`` + name)
-===================  ====  ===================================================
-pips                 1     our pip count / 167 (1.0 at the start; max 2.25)
-pip_lead             1     ``max(0, their pips - our pips) / 167``
-off3                 3     checkers borne off in gnubg's three units:
-                           ``min(off,5)/5``, ``clip(off-5,0,5)/5``,
-                           ``clip(off-10,0,5)/5``
-home                 1     our checkers in our home board (points 1..6) / 15
-blots                1     our blots (single checkers on points 1..24) / 6
-exposure             1     rolls of 36 with which they can hit one of our
-                           blots, direct or indirect, / 36 (see below)
-hit_loss             1     mean over the 36 rolls of the pips we lose to the
-                           costliest hit they can make (``25 - p`` for a blot
-                           on ``p``; 0 for a roll that hits nothing) / 24
-anchors              1     our points (2+ checkers) in their home board
-                           (our 19..24) / 3
-prime                1     longest run of consecutive points we hold / 6
-prime_loc            1     the highest point of that run / 24 (the lowest
-                           such run on ties; 0 when we hold no point)
-escapes              1     gnubg's ``Escapes`` of our rearmost checker / 36
-===================  ====  ===================================================
+{extended_table}
 
 ``race`` (1 unit, shared) is 1 when no contact is left: every checker of
 ours is in front of every checker of theirs (the bars count as points 25/0).
@@ -375,7 +353,7 @@ def _shot_tables() -> tuple[np.ndarray, np.ndarray]:
 _SHOT_MASKS, _DOUBLE_MASKS = _shot_tables()
 
 _SIDE_FEATURES: tuple[tuple[str, int, str], ...] = (
-    ("pips", 1, "the side's pip count / 167"),
+    ("pips", 1, "the side's pip count / 167 (1.0 at the start; max 2.25)"),
     ("pip_lead", 1, "max(0, other side's pips - the side's pips) / 167"),
     ("off3", 3, "the side's checkers off: min(off,5)/5, clip(off-5,0,5)/5, clip(off-10,0,5)/5"),
     ("home", 1, "the side's checkers in its home board (points 1..6) / 15"),
@@ -387,11 +365,8 @@ _SIDE_FEATURES: tuple[tuple[str, int, str], ...] = (
     ("prime_loc", 1, "highest point of that run / 24 (the lowest run on ties; 0 if none)"),
     ("escapes", 1, "gnubg Escapes() of the side's rearmost checker: rolls moving it in full / 36"),
 )
-"""The hand-crafted units of one side, in the order ``_side_row`` writes them (``our_``/``their_`` + name)."""
-_SIDE_WIDTH = sum(w for _, w, _ in _SIDE_FEATURES)
-_RACE = _TURN + 2  # column of the race flag
-_OUR_EXT = _RACE + 1  # first column of our hand-crafted block
-_THEIR_EXT = _OUR_EXT + _SIDE_WIDTH
+"""The ONE declaration of the hand-crafted units of a side (``our_``/``their_`` + name): the encoder's
+blocks, the kernel's column offsets and the module docstring's table all come from it."""
 
 
 def _extended_blocks() -> tuple[FeatureBlock, ...]:
@@ -400,6 +375,25 @@ def _extended_blocks() -> tuple[FeatureBlock, ...]:
     for side in ("our", "their"):
         blocks += [FeatureBlock(f"{side}_{name}", width, doc) for name, width, doc in _SIDE_FEATURES]
     return tuple(blocks)
+
+
+def _columns(blocks: tuple[FeatureBlock, ...]) -> dict[str, int]:
+    """The first column of each block."""
+    out, start = {}, 0
+    for b in blocks:
+        out[b.name] = start
+        start += b.width
+    return out
+
+
+_EXT_COLUMNS = _columns(_extended_blocks())
+_RACE = _EXT_COLUMNS["race"]  # column of the race flag
+_OUR_EXT = _EXT_COLUMNS["our_pips"]  # first column of our hand-crafted block
+_THEIR_EXT = _EXT_COLUMNS["their_pips"]
+_SIDE_WIDTH = _THEIR_EXT - _OUR_EXT
+# The kernel's offsets of each unit inside a side's block (compile-time constants for Numba).
+(_F_PIPS, _F_LEAD, _F_OFF3, _F_HOME, _F_BLOTS, _F_EXPOSURE, _F_HIT_LOSS, _F_ANCHORS, _F_PRIME, _F_PRIME_LOC,
+ _F_ESCAPES) = (_EXT_COLUMNS[f"our_{name}"] - _OUR_EXT for name, _, _ in _SIDE_FEATURES)  # fmt: skip
 
 
 @njit(cache=True)
@@ -566,7 +560,7 @@ def _exposure(w, shot_masks, double_masks):
 def _side_row(w, opp_pips, escapes, shot_masks, double_masks, out, i, col):
     """The hand-crafted units of the side positive in ``w``, from column ``col``.
 
-    Writes them in the order of ``_SIDE_FEATURES``.
+    Writes each at the offset derived from ``_SIDE_FEATURES``.
     """
     pips = 0
     on_board = 0
@@ -601,19 +595,19 @@ def _side_row(w, opp_pips, escapes, shot_masks, double_masks, out, i, col):
         on_board += w[25]
         back = 25
     off = 15 - on_board
-    out[i, col] = pips * (1.0 / 167.0)
-    out[i, col + 1] = max(0, opp_pips - pips) * (1.0 / 167.0)
-    out[i, col + 2] = min(off, 5) * 0.2
-    out[i, col + 3] = min(max(off - 5, 0), 5) * 0.2
-    out[i, col + 4] = max(off - 10, 0) * 0.2
-    out[i, col + 5] = home * (1.0 / 15.0)
-    out[i, col + 6] = blots * (1.0 / 6.0)
+    out[i, col + _F_PIPS] = pips * (1.0 / 167.0)
+    out[i, col + _F_LEAD] = max(0, opp_pips - pips) * (1.0 / 167.0)
+    out[i, col + _F_OFF3] = min(off, 5) * 0.2
+    out[i, col + _F_OFF3 + 1] = min(max(off - 5, 0), 5) * 0.2
+    out[i, col + _F_OFF3 + 2] = max(off - 10, 0) * 0.2
+    out[i, col + _F_HOME] = home * (1.0 / 15.0)
+    out[i, col + _F_BLOTS] = blots * (1.0 / 6.0)
     rolls, loss = _exposure(w, shot_masks, double_masks)
-    out[i, col + 7] = rolls * (1.0 / 36.0)
-    out[i, col + 8] = loss * (1.0 / (36.0 * 24.0))
-    out[i, col + 9] = anchors * (1.0 / 3.0)
-    out[i, col + 10] = best_run * (1.0 / 6.0)
-    out[i, col + 11] = best_top * (1.0 / 24.0)
+    out[i, col + _F_EXPOSURE] = rolls * (1.0 / 36.0)
+    out[i, col + _F_HIT_LOSS] = loss * (1.0 / (36.0 * 24.0))
+    out[i, col + _F_ANCHORS] = anchors * (1.0 / 3.0)
+    out[i, col + _F_PRIME] = best_run * (1.0 / 6.0)
+    out[i, col + _F_PRIME_LOC] = best_top * (1.0 / 24.0)
     esc = 36
     if back > 0:
         mask = 0
@@ -624,7 +618,7 @@ def _side_row(w, opp_pips, escapes, shot_masks, double_masks, out, i, col):
             if w[t] <= -2:
                 mask |= 1 << j
         esc = escapes[mask]
-    out[i, col + 12] = esc * (1.0 / 36.0)
+    out[i, col + _F_ESCAPES] = esc * (1.0 / 36.0)
 
 
 @njit(cache=True)
@@ -731,12 +725,24 @@ RACE = Encoder("race", "race-v1", _race_blocks(), _encode_race)
 """The race network's inputs: gnubg-style race units per side (see the module docstring)."""
 
 # The kernels write fixed columns; the declared blocks must match them.
-if TESAURO_198.width != _TURN + 2 or _SIDE_WIDTH != 13 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
+if TESAURO_198.width != _TURN + 2 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
     raise AssertionError("encoder blocks do not match the columns the kernels write")
 if RACE.width != 2 * _RACE_SIDE:
     raise AssertionError("race encoder blocks do not match the columns its kernel writes")
 
 ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE)}
+
+if __doc__:  # the docstring's table of EXTENDED's units, from the same declaration as the kernel
+    __doc__ = __doc__.replace(
+        "{extended_table}",
+        "\n".join(
+            [
+                "::",
+                "",
+                *(f"    {'our_/their_' + name:<22} {width}  {doc}" for name, width, doc in _SIDE_FEATURES),
+            ]
+        ),
+    )
 """The encoders by name."""
 
 

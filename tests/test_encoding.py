@@ -353,6 +353,50 @@ def test_race_flag():
 # --- benchmark (not a test) -----------------------------------------------------------------------
 
 
+def _reference_side_units(board: np.ndarray) -> dict[str, list[float]]:
+    """The simple hand-crafted units of the side positive in ``board``, computed plainly in Python."""
+    b = [int(v) for v in board]
+    ours = {p: b[p] for p in range(1, 26) if b[p] > 0}
+    theirs_pips = sum((25 - p) * -b[p] for p in range(0, 25) if b[p] < 0)
+    pips = sum(p * n for p, n in ours.items())
+    off = 15 - sum(ours.values())
+    run = best = top = 0
+    for p in range(1, 25):
+        run = run + 1 if b[p] >= 2 else 0
+        if run > best:
+            best, top = run, p
+    return {
+        "pips": [pips / 167],
+        "pip_lead": [max(0, theirs_pips - pips) / 167],
+        "off3": [min(off, 5) / 5, min(max(off - 5, 0), 5) / 5, max(off - 10, 0) / 5],
+        "home": [sum(n for p, n in ours.items() if p <= 6) / 15],
+        "blots": [sum(1 for p, n in ours.items() if n == 1 and p <= 24) / 6],
+        "anchors": [sum(1 for p in range(19, 25) if b[p] >= 2) / 3],
+        "prime": [best / 6],
+        "prime_loc": [top / 24],
+    }
+
+
+@settings(max_examples=100, deadline=None)
+@given(legal_boards())
+def test_each_named_extended_block_lands_in_its_columns(board):
+    """The kernel's column offsets come from the one declaration: every named block holds its unit."""
+    board = np.asarray(board, dtype=np.int8)
+    for side, b in (("our", board), ("their", flip(board))):
+        row = EXTENDED.encode(board)[0]
+        for name, want in _reference_side_units(b).items():
+            got = row[EXTENDED.slices()[f"{side}_{name}"]]
+            np.testing.assert_allclose(got, want, atol=1e-6, err_msg=f"{side}_{name}")
+
+
+def test_the_docstring_table_lists_every_extended_block():
+    import bgnet.encoding as module
+
+    for block in EXTENDED.blocks[list(EXTENDED.slices()).index("our_pips") :]:
+        name = block.name.removeprefix("our_").removeprefix("their_")
+        assert f"our_/their_{name}" in module.__doc__ and block.doc in module.__doc__
+
+
 def test_race_inputs_of_a_hand_made_race():
     # Ours: 3 on the 6, 1 on the 5, 2 on the 9, 5 on the 20 (4 off); theirs: 14 on their 1, 1 on their 13.
     b = pos({6: 3, 5: 1, 9: 2, 20: 5}, {1: 14, 13: 1})
