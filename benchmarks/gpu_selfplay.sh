@@ -15,8 +15,8 @@ if not torch.cuda.is_available():
 print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, device: {torch.cuda.get_device_name(0)}")
 from pathlib import Path
 from bgnet.checkpoint import load_network
-from training.config import load_config
-from training.train import Trainer
+from bgnet_training.config import load_config
+from bgnet_training.train import Trainer
 games = int(sys.argv[1])
 with tempfile.TemporaryDirectory() as tmp:
     for label, config in (("gpu.toml", "configs/gpu.toml"), ("default.toml on cuda", "configs/default.toml")):

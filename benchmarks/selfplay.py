@@ -20,8 +20,8 @@ from pathlib import Path
 import gnubg_nn
 import numpy as np
 
-from training.config import load_config
-from training.train import Trainer
+from bgnet_training.config import load_config
+from bgnet_training.train import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 

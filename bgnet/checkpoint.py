@@ -21,8 +21,8 @@ from bgnet.errors import BgnetError
 from bgnet.network import ValueNet
 
 FORMAT = "bgnet-checkpoint-1"
-DEFAULT = Path(__file__).resolve().parent.parent / "checkpoints" / "bgnet-default.pt"
-"""The shipped network (``checkpoints/`` in the source tree)."""
+DEFAULT = Path(__file__).resolve().parent / "networks" / "bgnet-default.pt"
+"""The shipped networks: package data (``bgnet/networks/``), so an installed wheel finds them."""
 
 
 class CheckpointError(BgnetError):

@@ -233,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train by TD(lambda) self-play into runs/<name>/; running it again resumes.",
     )
     try:  # the apps layer reaches into training/ only here, and only when it is installed
-        from training import cli as training_cli
+        from bgnet_training import cli as training_cli
     except ImportError:
         train.set_defaults(func=lambda _a: _fail("the training package is not installed"))
     else:

@@ -10,8 +10,8 @@ from bgnet.commands.analyze import cube_context
 from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity
 from bgnet.formats import MatchInfo, parse_position
 from bgnet.probabilities import flip as flip_probs
-from training.config import make_config
-from training.train import Trainer
+from bgnet_training.config import make_config
+from bgnet_training.train import Trainer
 
 START = "4HPwATDgc/ABMA"
 XGID_ROLLED = "XGID=-b----E-C---eE---c-e----B-:1:1:1:31:3:2:0:7:10"

@@ -16,9 +16,9 @@ from bgnet.lockstep import FinishedGame
 from bgnet.network import ValueNet
 from bgnet.position import STARTING
 from bgnet.pubeval import is_race
-from training.config import make_config
-from training.grow import widen_into
-from training.train import Trainer, training_targets
+from bgnet_training.config import make_config
+from bgnet_training.grow import widen_into
+from bgnet_training.train import Trainer, training_targets
 
 TINY = dict(
     name="tiny",
@@ -153,7 +153,7 @@ def test_a_run_resumes_from_its_committed_snapshot_on_a_fresh_machine(tmp_path):
 
 def test_ctrl_c_writes_a_checkpoint_before_stopping(tmp_path, monkeypatch):
     trainer = Trainer(make_config(dict(TINY, games=40, checkpoint_every=1000)), tmp_path, progress=False)
-    import training.train as train_module
+    import bgnet_training.train as train_module
 
     calls = {"n": 0}
     real = train_module.td_update

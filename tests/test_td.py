@@ -6,7 +6,7 @@ import pytest
 from bgnet.game import final_probabilities
 from bgnet.position import Position
 from bgnet.probabilities import flip as flip_probs
-from training.td import lambda_returns
+from bgnet_training.td import lambda_returns
 
 V1 = [0.6, 0.2, 0.0, 0.1, 0.0]
 V2 = [0.3, 0.1, 0.0, 0.2, 0.05]

@@ -12,8 +12,8 @@ from bgnet.checkpoint import CheckpointError
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import play_match
 from bgnet.position import STARTING
-from training.config import ConfigError, TrainConfig, load_config, make_config
-from training.train import Trainer
+from bgnet_training.config import ConfigError, TrainConfig, load_config, make_config
+from bgnet_training.train import Trainer
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

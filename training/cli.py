@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.config import FIELDS, default_field_help, load_config
+from bgnet_training.config import FIELDS, default_field_help, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
         name: getattr(args, f"set_{name}") for name in FIELDS if getattr(args, f"set_{name}") is not None
     }
     cfg = load_config(args.config, overrides)
-    from training.train import Trainer  # torch and friends load only when training
+    from bgnet_training.train import Trainer  # torch and friends load only when training
 
     trainer = Trainer(cfg, Path(args.runs), progress=not args.no_progress)
     if trainer.resumed_from is not None:

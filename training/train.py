@@ -4,7 +4,7 @@ The loop (see ``docs/architecture.md``): for the B running games, one
 ``Lockstep.step`` generates every legal result, encodes them all and runs
 ONE network forward (``NetEvaluator.choose``), and plays each game's best.
 When ``train_games`` games have ended, the lambda-returns of all their
-positions are computed (``training.td``: the forward view, values from one
+positions are computed (``bgnet_training.td``: the forward view, values from one
 batched forward with the current network) and the network is regressed on
 them in minibatches.  Every ``checkpoint_every`` games a checkpoint is
 written atomically; every ``eval_every`` games the network plays
@@ -34,9 +34,9 @@ from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.pubeval import pubeval_best
-from training.config import ConfigError, TrainConfig, make_config
-from training.grow import widen_into
-from training.td import lambda_returns
+from bgnet_training.config import ConfigError, TrainConfig, make_config
+from bgnet_training.grow import widen_into
+from bgnet_training.td import lambda_returns
 
 
 def pick_device(name: str) -> torch.device:
@@ -87,7 +87,7 @@ def training_targets(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The positions of ``games``, their current 0-ply values and their targets, each for its side on roll.
 
-    ``target="td"``: the lambda-returns of each game (``training.td``);
+    ``target="td"``: the lambda-returns of each game (``bgnet_training.td``);
     ``"ply1"``: the 1-ply value of each position (the average over the 21
     rolls of the mover's best 0-ply reply, flipped back), the search-bootstrapped
     target.  Values come from the evaluator as it plays: exact where the
