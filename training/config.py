@@ -179,7 +179,7 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
-NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot"})
+NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot", "init"})
 """Fields that may change between the sessions of one run."""
 
 
