@@ -29,14 +29,14 @@ backgammons alone, per game played.
 Cube and matches
 ----------------
 :func:`play_cubeful` plays cubeful money games (``length`` 0) or
-``length``-point matches, each game a :class:`bgnet.session.Game` so the
-session's rules apply (who may double, Crawford and post-Crawford, the dead
+``length``-point matches, each game a :class:`bgnet.game.Game` run by
+:class:`bgnet.engine.Engine`, so the game's rules apply (who may double, Crawford and post-Crawford, the dead
 cube, drops scoring the cube before the double).  Before each roll where the
 side on roll may double, its player's ``double`` is asked (batched over the
 games, :class:`bgnet.players.CubePlayer`), then the other's ``take``; plays
 are chosen in one batch per ply as in :func:`play`, and each is handed to
 ``Game.move`` with ``checked=True`` (the referee has checked it).  Matches
-``2k`` and ``2k + 1`` share their dice, game by game (:func:`cubeful_dice`).
+``2k`` and ``2k + 1`` share their dice, game by game (:func:`bgnet.dice.duplicate_dice`).
 The headline is A's points per game (money) or A's match win rate (matches),
 with the paired CI; :meth:`CubefulResult.save` writes ``.mat`` files.
 
@@ -56,29 +56,32 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from bgnet.dice import Dice, duplicate_dice
+from bgnet.engine import MAX_PLIES, Engine
 from bgnet.errors import BgnetError
+from bgnet.formats import position_id
+from bgnet.game import Game, Match
 from bgnet.lockstep import Chooser, Lockstep, duel
+from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
-from bgnet.players import Player, make_player
+from bgnet.players import Player, make_player, supports_cube
+from bgnet.stats import mean_ci, paired_ci
 
 __all__ = [
     "ArenaError",
     "IllegalPlay",
     "MatchResult",
-    "duplicate_dice",
-    "paired_ci",
+    "game_dice",
     "play",
     "play_cubeful",
     "CubefulResult",
-    "cubeful_dice",
     "referee",
 ]
 
-Z95 = 1.959963984540054
-MAX_PLIES = 2000
 DEFAULT_SLOTS = 256
 
 
@@ -123,8 +126,6 @@ def referee(choose: Chooser, name: str, log: list[IllegalPlay]) -> Chooser:
         ok = np.where(none, rows == -1, (rows >= lo) & (rows < hi))
         if ok.all():
             return rows
-        from bgnet.formats import position_id
-
         boards = getattr(batch, "boards", None)
         dice = getattr(batch, "dice", None)
         for i in np.flatnonzero(~ok):
@@ -148,47 +149,22 @@ def referee(choose: Chooser, name: str, log: list[IllegalPlay]) -> Chooser:
     return checked
 
 
-def duplicate_dice(seed: int, max_plies: int = MAX_PLIES, first_game: int = 0) -> Callable:
-    """The :data:`bgnet.lockstep.GameDice` of duplicate dice: games ``2k`` and ``2k + 1`` share a sequence.
+def game_dice(seed: int, max_plies: int = MAX_PLIES, first_game: int = 0) -> Callable:
+    """The :data:`bgnet.lockstep.GameDice` of duplicate dice (:func:`bgnet.dice.duplicate_dice`).
 
     ``first_game`` is added to the engine's game numbers (a worker that plays
     games ``first_game, ...`` of a larger match).
     """
 
     def dice(game: int) -> tuple[tuple[int, int], np.ndarray]:
-        g = game + first_game
-        rng = np.random.default_rng([seed, g // 2])
-        a, b = (int(x) for x in rng.integers(1, 7, size=2))
-        while a == b:
-            a, b = (int(x) for x in rng.integers(1, 7, size=2))
-        rolls = rng.integers(1, 7, size=(max_plies, 2), dtype=np.int8)
-        return ((a, b) if g % 2 == 0 else (b, a)), rolls
+        return duplicate_dice(seed, game + first_game, max_plies)
 
     return dice
 
 
-def paired_ci(points: np.ndarray) -> tuple[float, float]:
-    """Mean and 95% CI half-width of per-game points in duplicate pairs ``(0, 1), (2, 3), ...``.
-
-    The interval is over the pair means (they are independent, the two games
-    of a pair are not); ``len(points)`` must be even.  With a single pair
-    the half-width is infinite.
-    """
-    pts = np.asarray(points, dtype=np.float64)
-    if len(pts) % 2:
-        raise ArenaError(f"duplicate games come in pairs; got {len(pts)} games")
-    pairs = pts.reshape(-1, 2).mean(axis=1)
-    if len(pairs) < 2:
-        return float(pts.mean()) if len(pts) else 0.0, math.inf
-    return float(pairs.mean()), Z95 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs))
-
-
 def unpaired_ci(points: np.ndarray) -> float:
     """95% CI half-width treating the games as independent."""
-    pts = np.asarray(points, dtype=np.float64)
-    if len(pts) < 2:
-        return math.inf
-    return Z95 * float(pts.std(ddof=1)) / math.sqrt(len(pts))
+    return mean_ci(points)[1]
 
 
 @dataclass
@@ -295,26 +271,41 @@ def _play_range(
     seed: int,
     slots: int,
     progress: Callable[[int], None] | None,
+    interruptible: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, list[IllegalPlay]]:
-    """Play games ``first_game .. first_game + games - 1``; A's points and plies in game order."""
+    """Play games ``first_game .. first_game + games - 1``; A's points and plies in game order.
+
+    With ``interruptible``, Ctrl-C (KeyboardInterrupt) stops the games and
+    the duplicate pairs finished by then come back (it is raised again when
+    none is).
+    """
     log: list[IllegalPlay] = []
     engine = Lockstep(
         slots,
         games,
         np.random.default_rng(seed),
         max_plies=MAX_PLIES,
-        dice=duplicate_dice(seed, MAX_PLIES, first_game),
+        dice=game_dice(seed, MAX_PLIES, first_game),
     )
     chooser = duel((referee(a.choose, a.name, log), referee(b.choose, b.name, log)))
     points = np.zeros(games, dtype=np.int64)
     plies = np.zeros(games, dtype=np.int64)
-    while engine.running:
-        done = engine.step(chooser)
-        for g in done:
-            points[g.game] = g.points
-            plies[g.game] = g.plies
-        if done and progress is not None:
-            progress(len(done))
+    finished = np.zeros(games, dtype=bool)
+    try:
+        while engine.running:
+            done = engine.step(chooser)
+            for g in done:
+                points[g.game] = g.points
+                plies[g.game] = g.plies
+                finished[g.game] = True
+            if done and progress is not None:
+                progress(len(done))
+    except KeyboardInterrupt:
+        pairs = finished.reshape(-1, 2).all(axis=1)
+        if not interruptible or not pairs.any():
+            raise
+        keep = np.repeat(pairs, 2)
+        return points[keep], plies[keep], log
     return points, plies, log
 
 
@@ -345,6 +336,7 @@ def play(
     jobs: int = 1,
     slots: int = DEFAULT_SLOTS,
     progress: Callable[[int], None] | None = None,
+    interruptible: bool = False,
 ) -> MatchResult:
     """Play ``games`` (even) cubeless games of ``a`` against ``b`` with duplicate dice.
 
@@ -352,7 +344,8 @@ def play(
     ``jobs > 1`` splits the games among that many processes, which needs
     specs (each process builds its own players).  ``progress(n)`` is called
     as ``n`` more games finish.  The results are in game order and do not
-    depend on ``jobs`` or ``slots``.
+    depend on ``jobs`` or ``slots``.  With ``interruptible`` (one process),
+    Ctrl-C stops the match and the result holds the pairs finished by then.
     """
     if games < 2 or games % 2:
         raise ArenaError(
@@ -364,7 +357,7 @@ def play(
         pa = make_player(a) if isinstance(a, str) else a
         pb = make_player(b) if isinstance(b, str) else b
         t = time.perf_counter()
-        points, plies, log = _play_range(pa, pb, 0, games, seed, slots, progress)
+        points, plies, log = _play_range(pa, pb, 0, games, seed, slots, progress, interruptible)
         return MatchResult(pa.name, pb.name, seed, points, plies, time.perf_counter() - t, log)
     if not (isinstance(a, str) and isinstance(b, str)):
         raise ArenaError("jobs > 1 needs player specs (strings): each process builds its own players")
@@ -409,32 +402,13 @@ def _play_parallel(
 # --------------------------------------------------------------------------
 
 
-def cubeful_dice(
-    seed: int, match: int, game: int, max_plies: int = MAX_PLIES
-) -> tuple[tuple[int, int], np.ndarray]:
-    """Duplicate dice of game ``game`` of match ``match``: matches ``2k`` and ``2k + 1`` share them.
-
-    Game 0 of a match has the dice of :func:`duplicate_dice` (so money game
-    ``m`` with the cube rolls what cubeless game ``m`` rolls); later games of a
-    match draw from ``default_rng([seed, k, game])``.
-    """
-    if game == 0:
-        return duplicate_dice(seed, max_plies)(match)
-    rng = np.random.default_rng([seed, match // 2, game])
-    a, b = (int(x) for x in rng.integers(1, 7, size=2))
-    while a == b:
-        a, b = (int(x) for x in rng.integers(1, 7, size=2))
-    rolls = rng.integers(1, 7, size=(max_plies, 2), dtype=np.int8)
-    return ((a, b) if match % 2 == 0 else (b, a)), rolls
-
-
 @dataclass
 class CubefulResult:
     """Cubeful money games (``length == 0``) or ``length``-point matches of A (player 0) against B.
 
     ``points[m]`` is A's net points in match ``m`` (money: in game ``m``, a
     multiple of the final cube); ``won[m]`` whether A won it (money: won the
-    game).  ``matches`` holds the :class:`bgnet.session.Match` of each, with
+    game).  ``matches`` holds the :class:`bgnet.game.Match` of each, with
     every action, for :meth:`save`.  The headline is A's points per game in
     money play and A's match win rate in matches, each with its 95% CI over
     the duplicate-dice pairs.
@@ -475,7 +449,7 @@ class CubefulResult:
             "doubles": sum(a.kind == "double" for a in actions),
             "takes": sum(a.kind == "take" for a in actions),
             "drops": sum(a.kind == "drop" for a in actions),
-            "max_cube": max((g.cube for g in games), default=1),
+            "max_cube": max((g.cube.value for g in games), default=1),
             "crawford_games": sum(g.crawford for g in games),
             "mean_plies": float(np.mean([g.plies for g in games])) if games else 0.0,
         }
@@ -554,11 +528,6 @@ class CubefulResult:
         ``path``; several matches into ``STEM-0001.mat``, ... next to it (a
         ``.mat`` file holds one match).
         """
-        from pathlib import Path
-
-        from bgnet.matfile import write_mat
-        from bgnet.session import Match
-
         path = Path(path)
         if not self.length:
             session = Match(0, (self.a, self.b), games=len(self.matches))
@@ -573,17 +542,15 @@ class CubefulResult:
         ]
 
 
-def _replay(into, game) -> None:
-    """Replay ``game``'s actions as the next game of match ``into``, through the session's rules."""
-    from bgnet.matfile import _find
-
+def _replay(into: Match, game: Game) -> None:
+    """Replay ``game``'s actions as the next game of match ``into``, through the game's rules."""
     g = into.new_game(game.opening_dice)
     moves = 0
     for a in game.actions:
         if a.kind == "move":
             if moves:
                 g.roll(a.dice)
-            g.move(_find(g, a.steps))
+            g.move(find_play(g, a.steps))
             moves += 1
         elif a.kind == "double":
             g.double()
@@ -591,22 +558,6 @@ def _replay(into, game) -> None:
             g.take()
         elif a.kind == "drop":
             g.drop()
-
-
-def _cube_states(games: list, length: int) -> list:
-    """(CubeState, MatchState) of each game from its side on roll."""
-    from bgnet.cube import CubeOwner, CubeState, MatchState
-
-    out = []
-    for g in games:
-        me = g.turn
-        owner = CubeOwner.CENTERED if g.owner < 0 else (CubeOwner.ME if g.owner == me else CubeOwner.OPPONENT)
-        if length:
-            ms = MatchState.match(length, (g.score[me], g.score[1 - me]), crawford=g.crawford)
-        else:
-            ms = MatchState.money()
-        out.append((CubeState(g.cube, owner), ms))
-    return out
 
 
 def play_cubeful(
@@ -618,25 +569,22 @@ def play_cubeful(
     length: int = 0,
     slots: int = DEFAULT_SLOTS,
     progress: Callable[[int], None] | None = None,
+    interruptible: bool = False,
 ) -> CubefulResult:
     """Play ``count`` (even) cubeful money games (``length`` 0) or ``length``-point matches.
 
-    The rules are :mod:`bgnet.session`'s (who may double, Crawford and
-    post-Crawford, the dead cube, scoring of drops and of gammons at the
-    cube's value).  Before each roll where the side on roll may double, its
-    player's ``double`` is asked (batched over the games); a double is
-    answered by the other player's ``take``; a drop ends the game.  Plays are
-    chosen in one batch per ply with the referee, as in :func:`play`, on
-    duplicate dice (:func:`cubeful_dice`).  ``progress(n)`` is called as
-    ``n`` more games or matches finish.
+    Each game is a :class:`bgnet.game.Game` run by :class:`bgnet.engine.Engine`
+    (the rules: who may double, Crawford and post-Crawford, the dead cube,
+    scoring of drops and of gammons at the cube's value).  Before each roll
+    where the side on roll may double, its player's ``double`` is asked
+    (batched over the games); a double is answered by the other player's
+    ``take``; a drop ends the game.  Plays are chosen in one batch per ply
+    with the referee, as in :func:`play`, on duplicate dice
+    (:func:`bgnet.dice.duplicate_dice`).  ``progress(n)`` is called as ``n``
+    more games or matches finish.  With ``interruptible``, Ctrl-C
+    (KeyboardInterrupt) stops the run and the result holds the duplicate
+    pairs finished by then (it is raised again when none is).
     """
-    from bgnet.dice import Dice
-    from bgnet.lockstep import RollBatch
-    from bgnet.movegen import Play, generate
-    from bgnet.players import supports_cube
-    from bgnet.position import Position
-    from bgnet.session import Match, Phase
-
     if count < 2 or count % 2:
         raise ArenaError(f"duplicate dice play each dice sequence twice: give an even number, not {count}")
     if length < 0:
@@ -648,87 +596,67 @@ def play_cubeful(
                 f"player {p.name} takes no cube decisions: it cannot play with --cube or --match"
             )
     log: list[IllegalPlay] = []
-    chooser = duel(tuple(referee(p.choose, p.name, log) for p in players))
     names = (players[0].name, players[1].name)
-    matches: list = [None] * count
-    rolls: dict[int, np.ndarray] = {}
-    next_match = 0
-    live: list[int] = []  # match numbers being played
+    matches: list[Match] = []
+    rolls: dict[int, np.ndarray] = {}  # per match: the rolls of its current game
+    number: dict[int, int] = {}  # id(game) -> its match's number
 
-    def start_game(m: int) -> None:
+    def roll(game: Game) -> Dice:
+        return Dice.of(*(int(x) for x in rolls[number[id(game)]][game.plies - 1]))
+
+    engine = Engine(
+        players,
+        chooser=duel(tuple(referee(p.choose, p.name, log) for p in players)),
+        roll=roll,
+        max_plies=MAX_PLIES,
+    )
+
+    def start_game(m: int) -> Game:
         match = matches[m]
-        opening, rolls[m] = cubeful_dice(seed, m, len(match.games))
-        match.new_game(opening)
+        opening, rolls[m] = duplicate_dice(seed, m, MAX_PLIES, match_game=len(match.games))
+        game = match.new_game(opening)
+        number[id(game)] = m
+        return game
 
     def start_match() -> None:
-        nonlocal next_match
-        m = next_match
-        next_match += 1
-        matches[m] = Match(length, names, games=None if length else 1)
-        start_game(m)
-        live.append(m)
+        matches.append(Match(length, names, games=None if length else 1))
+        live.append(len(matches) - 1)
+        start_game(live[-1])
 
+    live: list[int] = []  # match numbers being played
     t = time.perf_counter()
-    while next_match < count and len(live) < slots:
-        start_match()
-    while live:
-        games = [matches[m].game for m in live]
-        # Cube actions before the roll, batched per player.
-        asking = [i for i, g in enumerate(games) if g.phase is Phase.ROLL and g.may_double()]
-        for p in (0, 1):
-            mine = [i for i in asking if games[i].turn == p]
-            if not mine:
-                continue
-            boards = np.stack([games[i].board for i in mine])
-            states = _cube_states([games[i] for i in mine], length)
-            wants = np.asarray(players[p].double(boards, states), dtype=bool)
-            doubled = [i for i, w in zip(mine, wants, strict=True) if w]
-            if not doubled:
-                continue
-            for i in doubled:
-                games[i].double()
-            sel = [k for k, w in enumerate(wants) if w]
-            takes = np.asarray(players[1 - p].take(boards[sel], [states[k] for k in sel]), dtype=bool)
-            for i, tk in zip(doubled, takes, strict=True):
-                games[i].take() if tk else games[i].drop()
-        # Roll and play, one batch.
-        moving = [i for i, g in enumerate(games) if not g.over]
-        for i in moving:
-            g = games[i]
-            if g.phase is Phase.ROLL:
-                if g.plies >= MAX_PLIES:
-                    raise RuntimeError(f"a game passed {MAX_PLIES} plies; a player may be looping")
-                g.roll(Dice.of(*(int(x) for x in rolls[live[i]][g.plies - 1])))
-        if moving:
-            boards = np.stack([games[i].board for i in moving])
-            dice = np.array([[games[i].dice.high, games[i].dice.low] for i in moving], dtype=np.int64)
-            mv = generate(boards, dice)
-            batch = RollBatch(mv.offsets, mv.positions, mv.steps, boards, dice)
-            rows = chooser(batch, np.array([games[i].turn for i in moving], dtype=np.int64))
-            for k, i in enumerate(moving):
-                g, r = games[i], int(rows[k])
-                play = None
-                if r >= 0:
-                    steps = tuple((int(f), int(s)) for f, s in batch.steps[r] if f >= 0)
-                    play = Play("", steps, Position(batch.positions[r].copy(), validate=False))
-                g.move(play, checked=True)
-        # Finished games: next game of the match, or the match is done.
-        done = 0
-        still: list[int] = []
-        for m in live:
-            match = matches[m]
-            if not match.game.over:
-                still.append(m)
-            elif not match.over:
-                start_game(m)
-                still.append(m)
-            else:
-                done += 1
-        live = still
-        while next_match < count and len(live) < slots:
+    try:
+        while len(matches) < count and len(live) < slots:
             start_match()
-        if done and progress is not None:
-            progress(done)
+        while live:
+            # One decision round: each game advances to its next roll at most once per round
+            # (the engine batches the cube actions and the plays over all live games).
+            engine.advance_round([matches[m].game for m in live])
+            done = 0
+            still: list[int] = []
+            for m in live:
+                match = matches[m]
+                if not match.game.over:
+                    still.append(m)
+                elif not match.over:
+                    start_game(m)
+                    still.append(m)
+                else:
+                    done += 1
+            live = still
+            while len(matches) < count and len(live) < slots:
+                start_match()
+            if done and progress is not None:
+                progress(done)
+    except KeyboardInterrupt:
+        if not interruptible:
+            raise
+        # Stopped: keep the whole duplicate pairs that finished.
+        finished = [m for m in range(len(matches)) if matches[m].over]
+        pairs = sorted({m // 2 for m in finished if (m ^ 1) in finished})
+        matches = [matches[m] for k in pairs for m in (2 * k, 2 * k + 1)]
+        if not matches:
+            raise
     points = np.array([m.score[0] - m.score[1] for m in matches], dtype=np.int64)
     if length:
         won = np.array([m.winner == 0 for m in matches], dtype=bool)

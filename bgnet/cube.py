@@ -60,14 +60,21 @@ each decision can be checked against the real program:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 
 from bgnet.errors import BgnetError
-from bgnet.met import MAX_AWAY, POST_CRAWFORD, PRE_CRAWFORD, InvalidMatchError
+from bgnet.match import (
+    MONEY,
+    CubeOwner,
+    CubeState,
+    InvalidCubeError,
+    InvalidMatchError,
+    MatchState,
+    may_double,
+)
+from bgnet.met import MAX_AWAY, POST_CRAWFORD, PRE_CRAWFORD
 
 __all__ = [
     "CONTACT_EFFICIENCY",
@@ -83,7 +90,9 @@ __all__ = [
     "cube_efficiency",
     "cubeful_equity",
     "equity_to_mwc",
+    "may_double",
     "mwc_to_equity",
+    "race_pips",
     "take_point",
 ]
 
@@ -95,167 +104,8 @@ OPTIONAL_EPSILON = 1.0e-5  # gnubg isOptional
 _PROB_TOLERANCE = 1.0e-6
 
 
-class InvalidCubeError(BgnetError):
-    """A cube value or owner that is malformed or impossible in the match state."""
-
-
 class InvalidProbabilitiesError(BgnetError):
     """Probabilities that are not 5 consistent numbers in [0, 1]."""
-
-
-class CubeOwner(Enum):
-    """Who owns the cube, seen from the side on roll."""
-
-    CENTERED = "center"
-    ME = "me"
-    OPPONENT = "opp"
-
-    @classmethod
-    def parse(cls, text: str) -> CubeOwner:
-        """``me``, ``opp``/``opponent`` or ``center``/``centre``/``centered``."""
-        key = str(text).strip().lower()
-        aliases = {
-            "me": cls.ME,
-            "opp": cls.OPPONENT,
-            "opponent": cls.OPPONENT,
-            "center": cls.CENTERED,
-            "centre": cls.CENTERED,
-            "centered": cls.CENTERED,
-            "centred": cls.CENTERED,
-        }
-        if key not in aliases:
-            raise InvalidCubeError(f"cube owner must be me, opp or center, got {text!r}")
-        return aliases[key]
-
-
-@dataclass(frozen=True)
-class CubeState:
-    """The cube: its value (a power of two) and its owner, seen from the side on roll."""
-
-    value: int = 1
-    owner: CubeOwner = CubeOwner.CENTERED
-
-    def __post_init__(self) -> None:
-        if isinstance(self.owner, str):
-            object.__setattr__(self, "owner", CubeOwner.parse(self.owner))
-        if not isinstance(self.owner, CubeOwner):
-            raise InvalidCubeError(f"cube owner must be a CubeOwner, got {self.owner!r}")
-        v = self.value
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise InvalidCubeError(f"cube value must be a whole number, got {v!r}")
-        if v < 1 or v & (v - 1):
-            raise InvalidCubeError(f"cube value must be a power of two (1, 2, 4, ...), got {v}")
-
-    @property
-    def centered(self) -> bool:
-        return self.owner is CubeOwner.CENTERED
-
-    def flipped(self) -> CubeState:
-        """The same cube seen by the opponent."""
-        swap = {CubeOwner.ME: CubeOwner.OPPONENT, CubeOwner.OPPONENT: CubeOwner.ME}
-        return CubeState(self.value, swap.get(self.owner, self.owner))
-
-    def doubled(self) -> CubeState:
-        """The cube after the side on roll doubles and the opponent takes."""
-        return CubeState(self.value * 2, CubeOwner.OPPONENT)
-
-
-@dataclass(frozen=True)
-class MatchState:
-    """Money play (``length == 0``) with its rules, or a match.
-
-    Attributes:
-        length: match length in points, 0 for money play (1 to 25 otherwise,
-            the range of the Kazaross-XG2 table).
-        score: points already won by (the side on roll, its opponent).
-        crawford: this game is the Crawford game (a side is at 1-away and the
-            cube may not be used).  A later game with a side at 1-away is
-            post-Crawford (:attr:`post_crawford`).
-        jacoby: money play: gammons count single while the cube is centred.
-        beavers: money play: a doubled side may beaver (redouble at once,
-            keeping the cube).
-        auto_doubles: money play: the most automatic doubles (opening rolls
-            of a double) a game may have; 0 for none.
-    """
-
-    length: int = 0
-    score: tuple[int, int] = (0, 0)
-    crawford: bool = False
-    jacoby: bool = False
-    beavers: bool = False
-    auto_doubles: int = 0
-
-    @classmethod
-    def money(cls, *, jacoby: bool = False, beavers: bool = False, auto_doubles: int = 0) -> MatchState:
-        return cls(0, (0, 0), False, jacoby, beavers, auto_doubles)
-
-    @classmethod
-    def match(cls, length: int, score: tuple[int, int] = (0, 0), *, crawford: bool = False) -> MatchState:
-        return cls(length, tuple(score), crawford)
-
-    def __post_init__(self) -> None:
-        def whole(name: str, v: object) -> int:
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise InvalidMatchError(f"{name} must be a whole number, got {v!r}")
-            return v
-
-        length = whole("match length", self.length)
-        try:
-            score = tuple(self.score)
-        except TypeError:
-            raise InvalidMatchError(f"score must be two numbers, got {self.score!r}") from None
-        if len(score) != 2:
-            raise InvalidMatchError(f"score must be two numbers (side on roll, opponent), got {score!r}")
-        object.__setattr__(self, "score", (whole("score", score[0]), whole("score", score[1])))
-        whole("auto_doubles", self.auto_doubles)
-        if length == 0:
-            if self.score != (0, 0):
-                raise InvalidMatchError(f"money play has no score, got {self.score}")
-            if self.crawford:
-                raise InvalidMatchError("the Crawford rule applies to matches, not money play")
-            if self.auto_doubles < 0:
-                raise InvalidMatchError(f"auto_doubles must be 0 or more, got {self.auto_doubles}")
-            return
-        if not 1 <= length <= MAX_AWAY:
-            raise InvalidMatchError(f"match length must be 0 (money) or 1 to {MAX_AWAY}, got {length}")
-        for who, s in zip(("side on roll", "opponent"), self.score, strict=True):
-            if not 0 <= s < length:
-                raise InvalidMatchError(
-                    f"the {who}'s score {s} must be from 0 to {length - 1} in a {length}-point match"
-                )
-        if self.jacoby or self.beavers or self.auto_doubles:
-            raise InvalidMatchError("the Jacoby rule, beavers and automatic doubles apply to money play only")
-        if self.crawford and (self.away == 1) == (self.opp_away == 1):
-            raise InvalidMatchError(
-                "the Crawford game needs exactly one side at 1-away, "
-                f"got {self.away}-away/{self.opp_away}-away"
-            )
-
-    def flipped(self) -> MatchState:
-        """The same match seen by the opponent (the scores swapped)."""
-        return dataclasses.replace(self, score=(self.score[1], self.score[0]))
-
-    @property
-    def is_money(self) -> bool:
-        return self.length == 0
-
-    @property
-    def away(self) -> int:
-        """Points the side on roll still needs (0 in money play)."""
-        return self.length - self.score[0] if self.length else 0
-
-    @property
-    def opp_away(self) -> int:
-        """Points the opponent still needs (0 in money play)."""
-        return self.length - self.score[1] if self.length else 0
-
-    @property
-    def post_crawford(self) -> bool:
-        """A side is at 1-away and this is not the Crawford game."""
-        return bool(self.length) and not self.crawford and (self.away == 1 or self.opp_away == 1)
-
-
-MONEY = MatchState()
 
 
 def _match_or_money(match: MatchState | None) -> MatchState:
@@ -263,6 +113,11 @@ def _match_or_money(match: MatchState | None) -> MatchState:
         return MONEY
     if not isinstance(match, MatchState):
         raise InvalidMatchError(f"match must be a MatchState or None, got {type(match).__name__}")
+    if match.length > MAX_AWAY:
+        raise InvalidMatchError(
+            f"cube decisions cover matches of 1 to {MAX_AWAY} points (the match equity table), "
+            f"got {match.length}"
+        )
     return match
 
 
@@ -599,17 +454,6 @@ def _match_cubeful_mwc(p: tuple[float, ...], cube: CubeState, match: MatchState,
 # --------------------------------------------------------------------------
 
 
-def _available(cube: CubeState, match: MatchState) -> bool:
-    """May the side on roll double now? (gnubg GetDPEq)"""
-    if cube.owner is CubeOwner.OPPONENT:
-        return False
-    if match.is_money:
-        return True
-    if match.crawford or match.away <= cube.value:
-        return False
-    return not (match.post_crawford and match.away == 1)
-
-
 @dataclass(frozen=True)
 class _Equities:
     nd: float
@@ -730,7 +574,7 @@ def _decide(
     dbl = "Redouble" if re else "Double"
     gammon_possible = p[1] > 0.0
     beaver_range = match.is_money and match.beavers and -2.0 <= dt <= 0.0
-    if not _available(cube, match):
+    if not may_double(cube, match):
         if not match.is_money and cube.owner is not CubeOwner.OPPONENT:
             return "dead", ("Never redouble" if re else "Never double") + " (dead cube)", "take"
         return "not_available", "No double (cube not available)", None
@@ -873,7 +717,7 @@ def cubeful_equity(
     _check_cube(cube, match)
     p = _probs(probs)
     x = _efficiency(pips, efficiency)
-    if not cube_action or not _available(cube, match):
+    if not cube_action or not may_double(cube, match):
         if match.is_money:
             return _money_cubeful(p, cube, match, x)
         sc = _Score.of(match)

@@ -2,7 +2,11 @@
 
 Lookahead and rollouts iterate :data:`ALL_ROLLS` (with :data:`ROLL_WEIGHTS`),
 never nested ``range(1, 7)`` loops.  All randomness comes from a
-``numpy.random.Generator`` handed in by the caller.
+``numpy.random.Generator`` handed in by the caller, and every dice source of
+bgnet is here: a roll (:func:`roll`, :func:`rolls` for many games at once),
+the opening roll with ties rolled again (:func:`opening_dice`,
+:func:`opening_roll`), and the duplicate dice of the arena
+(:func:`duplicate_dice`), where two games share one sequence of rolls.
 """
 
 from __future__ import annotations
@@ -57,13 +61,46 @@ def roll(rng: np.random.Generator) -> Dice:
     return Dice.of(int(a), int(b))
 
 
+def rolls(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` rolls at once, an ``(n, 2)`` int64 array (dice in the order rolled)."""
+    return rng.integers(1, 7, size=(n, 2))
+
+
+def opening_dice(rng: np.random.Generator) -> tuple[int, int]:
+    """The opening roll as rolled: (player 0's die, player 1's die), ties rolled again."""
+    while True:
+        a, b = (int(x) for x in rng.integers(1, 7, size=2))
+        if a != b:
+            return a, b
+
+
 def opening_roll(rng: np.random.Generator) -> tuple[int, Dice]:
     """The opening roll: each side rolls one die, ties re-roll.
 
     Returns ``(first, dice)``: ``first`` is 0 when the first side's die is
     higher, 1 otherwise; the winner plays both numbers.
     """
-    while True:
-        a, b = (int(x) for x in rng.integers(1, 7, size=2))
-        if a != b:
-            return (0 if a > b else 1), Dice.of(a, b)
+    a, b = opening_dice(rng)
+    return (0 if a > b else 1), Dice.of(a, b)
+
+
+def duplicate_dice(
+    seed: int, game: int, max_plies: int, *, match_game: int = 0
+) -> tuple[tuple[int, int], np.ndarray]:
+    """The dice of game ``game`` on duplicate dice: games ``2k`` and ``2k + 1`` share one sequence.
+
+    Returns ``((a, b), rolls)``: the opening roll (``a`` player 0's die, ``b``
+    player 1's, different) and ``rolls[t]`` the roll of ply ``t + 1``, a
+    ``(max_plies, 2)`` int8 array.  The sequence is drawn from
+    ``numpy.random.default_rng([seed, k])`` for the pair ``k = game // 2``;
+    game ``2k + 1`` swaps the opening dice, so each side gets, ply for ply,
+    the rolls the other side had in game ``2k``.  ``match_game > 0`` draws the
+    later games of a match from ``default_rng([seed, k, match_game])`` (pair
+    ``k`` of matches, game ``match_game`` of the match).  The dice depend only
+    on these numbers, never on how games are batched or split among processes.
+    """
+    key = [seed, game // 2] if match_game == 0 else [seed, game // 2, match_game]
+    rng = np.random.default_rng(key)
+    a, b = opening_dice(rng)
+    later = rng.integers(1, 7, size=(max_plies, 2), dtype=np.int8)
+    return ((a, b) if game % 2 == 0 else (b, a)), later

@@ -71,6 +71,7 @@ import numpy as np
 
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
+from bgnet.match import CubeOwner, CubeState, MatchState
 from bgnet.position import CHECKERS, NUM_SLOTS, Position, check_board, flip
 
 __all__ = [
@@ -218,24 +219,19 @@ class Decision:
         board: the position from the side on roll (the doubler for
             ``"take"``; the side that answers is then the other one).
         dice: the roll to play (``kind == "move"``), else None.
-        cube: the cube's value (before the pending double, for ``"take"``).
-        cube_owner: 0 the side on roll owns the cube, 1 the other side, -1 centred.
-        match_length: 0 for money play.
-        score: (side on roll, other side).
-        crawford: this is the Crawford game.
-        post_crawford: a side is at 1-away and the Crawford game was played.
+        cube: the cube (before the pending double, for ``"take"``), seen
+            from the side on roll.
+        match: the match seen from the side on roll (length, score, the
+            Crawford game; money play has no score here and no rules: a
+            ``board:`` line does not carry the Jacoby rule or beavers).
         names: (side on roll, other side).
     """
 
     kind: Kind
     board: np.ndarray
     dice: Dice | None
-    cube: int
-    cube_owner: int
-    match_length: int
-    score: tuple[int, int]
-    crawford: bool
-    post_crawford: bool
+    cube: CubeState
+    match: MatchState
     names: tuple[str, str]
 
     @property
@@ -301,18 +297,18 @@ def decision(fb: FibsBoard | str, scores: Literal["gnubg", "fibs"] = "gnubg") ->
         else (fb.opponent_may_double, fb.player_may_double)
     )
     if mover_may and not other_may:
-        owner = 0
+        owner = CubeOwner.ME
     elif other_may and not mover_may:
-        owner = 1
+        owner = CubeOwner.OPPONENT
     else:
-        owner = -1
+        owner = CubeOwner.CENTERED
 
     length = 0 if fb.match_length == 9999 else fb.match_length  # FIBS: 9999 is an unlimited match
-    one_away = bool(length) and (length - pts[0] == 1 or length - pts[1] == 1)
-    crawford = one_away and not (fb.did_crawford or fb.redoubles)
-    post_crawford = one_away and not crawford
     if length and (pts[0] >= length or pts[1] >= length):
         raise FibsError(f"the score {pts[0]}-{pts[1]} has already reached the match length {length}")
+    one_away = bool(length) and ((length - pts[0] == 1) != (length - pts[1] == 1))
+    crawford = one_away and not (fb.did_crawford or fb.redoubles)
+    match = MatchState.match(length, pts, crawford=crawford) if length else MatchState.money()
 
     dice_pair = fb.player_dice if mover_is_player else fb.opponent_dice
     if dice_pair == (0, 0):
@@ -326,7 +322,7 @@ def decision(fb: FibsBoard | str, scores: Literal["gnubg", "fibs"] = "gnubg") ->
     else:
         kind = "double"
         dice = None
-    return Decision(kind, board, dice, fb.cube, owner, length, pts, crawford, post_crawford, names)
+    return Decision(kind, board, dice, CubeState(fb.cube, owner), match, names)
 
 
 # --------------------------------------------------------------------------

@@ -70,6 +70,7 @@ from enum import IntEnum
 import numpy as np
 
 from bgnet.errors import InvalidMatchIdError, InvalidPositionError
+from bgnet.match import CubeOwner, CubeState, MatchState
 from bgnet.position import CHECKERS, NUM_SLOTS, Board, Position, check_board, flip
 
 __all__ = [
@@ -387,6 +388,25 @@ class MatchInfo:
         if self.crawford and not self.match_length:
             fail("the Crawford flag is set in money play (match length 0)")
 
+    def state(self, player: int | None = None) -> tuple[CubeState, MatchState]:
+        """The cube and the match seen from ``player`` (default: ``player_on_roll``).
+
+        Raises :class:`bgnet.match.InvalidMatchError` for a state the match
+        types refuse (a Crawford flag without exactly one side at 1-away).
+        """
+        me = self.player_on_roll if player is None else player
+        owner = (
+            CubeOwner.CENTERED
+            if self.cube_owner < 0
+            else (CubeOwner.ME if self.cube_owner == me else CubeOwner.OPPONENT)
+        )
+        if self.match_length:
+            score = (self.score[me], self.score[1 - me])
+            match = MatchState.match(self.match_length, score, crawford=self.crawford)
+        else:
+            match = MatchState.money(jacoby=self.jacoby)
+        return CubeState(self.cube_value, owner), match
+
 
 def match_id(info: MatchInfo) -> str:
     """The 12-character GNUBG Match ID of ``info`` (gnubg ``matchid.c`` layout).
@@ -569,10 +589,19 @@ class Xgid:
         """The cube value, ``2 ** cube_log2``."""
         return 1 << self.cube_log2
 
-    @property
-    def cube_owner(self) -> int:
-        """1 the player on turn owns the cube, -1 the opponent, 0 centred."""
-        return self.cube_position * self.turn
+    def state(self) -> tuple[CubeState, MatchState]:
+        """The cube and the match seen from the player on turn (what :mod:`bgnet.cube` decides on).
+
+        Raises :class:`bgnet.match.InvalidMatchError` for a state the match
+        types refuse (a Crawford flag without exactly one side at 1-away).
+        """
+        mine = self.cube_position * self.turn  # 1: the player on turn owns it, -1: the opponent
+        owner = {0: CubeOwner.CENTERED, 1: CubeOwner.ME, -1: CubeOwner.OPPONENT}[mine]
+        if self.match_length:
+            match = MatchState.match(self.match_length, self.score, crawford=self.crawford)
+        else:
+            match = MatchState.money(jacoby=self.jacoby, beavers=self.beavers)
+        return CubeState(self.cube_value, owner), match
 
     @property
     def score(self) -> tuple[int, int]:

@@ -9,12 +9,16 @@ ended.  A finished slot starts a new game until ``games`` have been started.
 Player 0 and player 1 alternate by the opening roll; positions are always
 stored seen from the side on roll (``bgnet.position`` convention).
 
-Dice come from the ``rng`` shared by all games, or, with ``dice=`` (a
-:data:`GameDice`), from a sequence fixed per game number: the arena's
-duplicate dice replay one sequence in two games with the seats swapped.
-Choosers receive a :class:`RollBatch`: the :class:`~bgnet.movegen.MoveBatch`
-plus the positions before the move and the dice, for players that need them
-(GNU Backgammon, a human).
+Dice come from the ``rng`` shared by all games (:mod:`bgnet.dice`), or,
+with ``dice=`` (a :data:`GameDice`), from a sequence fixed per game number:
+the arena's duplicate dice (:func:`bgnet.dice.duplicate_dice`) replay one
+sequence in two games with the seats swapped.  Choosers receive the
+:class:`~bgnet.movegen.MoveBatch` of :func:`~bgnet.movegen.generate`, which
+holds the positions before the move and the dice, for players that need
+them (GNU Backgammon, a human).
+
+This is the cubeless engine of self-play and the arena's cubeless games;
+:mod:`bgnet.engine` runs games with the cube and the score on top of it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bgnet.dice import opening_dice, rolls
 from bgnet.game import outcome
 from bgnet.movegen import MoveBatch, generate
 from bgnet.position import NUM_SLOTS, STARTING, Position, flip
@@ -38,20 +43,6 @@ Chooser = Callable[[MoveBatch, np.ndarray], np.ndarray]
 """``choose(batch, player) -> rows``: for input ``i`` (whose side on roll is
 ``player[i]``), the absolute row in ``batch.positions`` of the chosen result,
 or -1 when ``batch.offsets[i] == batch.offsets[i + 1]`` (no legal play)."""
-
-
-@dataclass(frozen=True)
-class RollBatch(MoveBatch):
-    """A :class:`~bgnet.movegen.MoveBatch` that also holds its inputs.
-
-    ``boards[i]`` is the position of input ``i`` before the move (from the
-    mover, the side on roll) and ``dice[i]`` its roll, so a chooser can
-    recompute or check a play.  :meth:`Lockstep.step` passes one to the
-    chooser and :func:`sub_batch` keeps the inputs it selects.
-    """
-
-    boards: np.ndarray
-    dice: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -121,9 +112,7 @@ class Lockstep:
         self.game[i] = self.started
         self.started += 1
         if self.game_dice is None:
-            a, b = self.rng.integers(1, 7, size=2)
-            while a == b:
-                a, b = self.rng.integers(1, 7, size=2)
+            a, b = opening_dice(self.rng)
         else:
             (a, b), rolls = self.game_dice(int(self.game[i]))
             if a == b or not (1 <= a <= 6 and 1 <= b <= 6):
@@ -144,8 +133,7 @@ class Lockstep:
         if self.record:
             self.history[idx, self.plies[idx]] = self.boards[idx]
         boards, dice = self.boards[idx], self.dice[idx]
-        moves = generate(boards, dice)
-        batch = RollBatch(moves.offsets, moves.positions, moves.steps, boards, dice)
+        batch = generate(boards, dice)
         rows = choose(batch, self.player[idx])
         moved = rows >= 0
         new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
@@ -155,7 +143,7 @@ class Lockstep:
         self.player[idx] ^= 1
         self.plies[idx] += 1
         if self.rolls is None:
-            self.dice[idx] = self.rng.integers(1, 7, size=(len(idx), 2))
+            self.dice[idx] = rolls(self.rng, len(idx))
         else:
             self.dice[idx] = self.rolls[idx, self.plies[idx] - 1]
         # A game ends when the side that just moved has no checker left: the new side on
@@ -188,20 +176,6 @@ class Lockstep:
         return finished
 
 
-def sub_batch(batch: MoveBatch, keep: np.ndarray) -> tuple[MoveBatch, np.ndarray]:
-    """The rolls ``keep`` (a mask over inputs) of a batch, and the map from its rows to those of ``batch``."""
-    sizes = np.diff(batch.offsets)[keep]
-    starts = batch.offsets[:-1][keep]
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
-    rows = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
-    if isinstance(batch, RollBatch):
-        sub = RollBatch(
-            offsets, batch.positions[rows], batch.steps[rows], batch.boards[keep], batch.dice[keep]
-        )
-        return sub, rows
-    return MoveBatch(offsets, batch.positions[rows], batch.steps[rows]), rows
-
-
 def duel(choose: tuple[Chooser, Chooser]) -> Chooser:
     """A chooser that lets ``choose[p]`` move for player ``p``, each on its own rolls only."""
 
@@ -210,7 +184,7 @@ def duel(choose: tuple[Chooser, Chooser]) -> Chooser:
         for p in (0, 1):
             mine = player == p
             if mine.any():
-                sub, rows = sub_batch(batch, mine)
+                sub, rows = batch.select(mine)
                 picked = choose[p](sub, player[mine])
                 moved = picked >= 0
                 out[np.flatnonzero(mine)[moved]] = rows[picked[moved]]

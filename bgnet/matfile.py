@@ -26,11 +26,11 @@ follows what its importer accepts (``import.c`` ``ImportMat``)::
   resignation when the game is still being played (the level from ``N``
   against the cube), so resigned games are written that way too.
 
-gnubg assumes the Crawford rule in matches; so does :class:`bgnet.session.Match`.
+gnubg assumes the Crawford rule in matches; so does :class:`bgnet.game.Match`.
 
-API: :func:`format_mat` / :func:`write_mat` write a :class:`bgnet.session.Match`;
+API: :func:`format_mat` / :func:`write_mat` write a :class:`bgnet.game.Match`;
 :func:`parse_mat` / :func:`read_mat` read a file back into one, replaying
-every action through the session's rules (an illegal play is an error);
+every action through the game's rules (an illegal play is an error);
 :func:`record_game` adds a game given as its plays (for callers that keep
 their own game loop, like ``bgnet bench play``)::
 
@@ -50,11 +50,20 @@ import numpy as np
 
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError, IllegalMoveError
-from bgnet.notation import parse_play
+from bgnet.game import Game, GameError, Match, Phase
+from bgnet.notation import legal_plays, parse_play
 from bgnet.position import Position
-from bgnet.session import Game, Match, Phase, SessionError
 
-__all__ = ["MatError", "format_mat", "parse_mat", "read_mat", "record_game", "write_mat"]
+__all__ = [
+    "MatError",
+    "check_writable",
+    "find_play",
+    "format_mat",
+    "parse_mat",
+    "read_mat",
+    "record_game",
+    "write_mat",
+]
 
 LEFT_WIDTH = 28
 
@@ -219,7 +228,7 @@ def record_game(
     opening = (max(a, b), min(a, b)) if first == 0 else (min(a, b), max(a, b))
     try:
         game = match.new_game(opening, abandon=True)
-    except SessionError as e:
+    except GameError as e:
         raise MatError(str(e)) from None
     for n, (dice, play) in enumerate(plies):
         if game.over:
@@ -227,14 +236,15 @@ def record_game(
         try:
             if n:
                 game.roll(Dice.of(*(int(x) for x in dice)))
-            game.move(_find(game, play))
-        except (SessionError, IllegalMoveError, MatError) as e:
+            game.move(find_play(game, play))
+        except (GameError, IllegalMoveError, MatError) as e:
             raise MatError(f"game {game.number + 1}, ply {n + 1}: {e}") from None
     return game
 
 
-def _find(game: Game, play):
-    legal = game.legal_plays()
+def find_play(game: Game, play):
+    """The legal play of the roll given as ``(from, to)`` steps or as the result board (None: no play)."""
+    legal = legal_plays(Position(game.board, validate=False), game.dice)
     if play is None or (not isinstance(play, np.ndarray) and len(play) == 0):
         if legal:
             raise MatError(f"{game.dice} can be played, but no play was given")
@@ -300,7 +310,7 @@ def _do(game: Game, player: int, entry: str, where: str) -> None:
                 raise MatError(f"{where}: the opening roll is {game.dice}, the file says {dice}")
             moves = m.group(3).strip()
             if not moves:
-                if not game.legal_plays():
+                if not len(game.legal_results()):
                     game.move(None)
                 # else: a roll that was not played; gnubg reads it as a resignation to come.
                 return
@@ -322,17 +332,18 @@ def _do(game: Game, player: int, entry: str, where: str) -> None:
                         f"the replay gives player {game.winner} {game.points}"
                     )
                 return
-            level = 1 if points <= game.cube else 2 if points <= 2 * game.cube else 3
+            cube = game.cube.value
+            level = 1 if points <= cube else 2 if points <= 2 * cube else 3
             game.resign(level, 1 - player)
             game.accept(player)
         else:
             raise MatError(f"{where}: unrecognised entry {text!r}")
-    except (SessionError, IllegalMoveError) as e:
+    except (GameError, IllegalMoveError) as e:
         raise MatError(f"{where}: {e}") from None
 
 
 def parse_mat(text: str) -> Match:
-    """Read ``.mat`` text into a :class:`bgnet.session.Match`, replaying and checking every action.
+    """Read ``.mat`` text into a :class:`bgnet.game.Match`, replaying and checking every action.
 
     Raises :class:`MatError` naming the line: no ``N point match`` header, a
     malformed score line, a score that does not follow from the games
@@ -377,7 +388,7 @@ def parse_mat(text: str) -> Match:
                 match = Match(length, names, np.random.default_rng(0))
                 try:
                     match.set_score(score)
-                except SessionError as e:
+                except GameError as e:
                     raise MatError(f"line {i}: {e}") from None
             if tuple(match.score) != score:
                 before = tuple(match.score)
@@ -402,7 +413,7 @@ def parse_mat(text: str) -> Match:
                     raise MatError(f"{where}: the opening roll cannot be a double ({a}{b})")
                 try:
                     game = match.new_game((hi, lo) if player == 0 else (lo, hi), abandon=True)
-                except SessionError as e:
+                except GameError as e:
                     raise MatError(f"{where}: {e}") from None
             _do(game, player, entry, where)
     if match is None:
@@ -417,3 +428,23 @@ def read_mat(path: str | Path) -> Match:
     except OSError as e:
         raise MatError(f"cannot read {path}: {e.strerror}") from None
     return parse_mat(text)
+
+
+def check_writable(path: str | Path) -> Path:
+    """``path`` if a match file can be written there, else :class:`MatError` naming the problem.
+
+    For commands that write a match at the end: check before playing it.
+    Nothing is left behind (a file created to test is removed).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise MatError(f"cannot write the match to {path}: it is a directory (give a file like match.mat)")
+    existed = p.exists()
+    try:
+        with open(p, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise MatError(f"cannot write the match to {path}: {e.strerror}") from None
+    if not existed:
+        p.unlink()
+    return p

@@ -40,7 +40,7 @@ gnubg.
 
 from __future__ import annotations
 
-from bgnet.errors import BgnetError
+from bgnet.match import InvalidMatchError
 
 __all__ = [
     "MAX_AWAY",
@@ -54,10 +54,6 @@ __all__ = [
 
 NAME = "Kazaross XG2 25 point MET"
 MAX_AWAY = 25
-
-
-class InvalidMatchError(BgnetError):
-    """A match length, score or away count outside what the table covers."""
 
 
 # fmt: off

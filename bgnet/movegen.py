@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from bgnet.dice import Dice
 from bgnet.position import NUM_SLOTS, Position
 
 MAX_STEPS = 4
@@ -415,15 +414,57 @@ class MoveGenerator:
 
 @dataclass(frozen=True)
 class MoveBatch:
-    """The results of :func:`generate` (owned copies).
+    """The legal results of a batch of rolls, with the inputs they came from.
 
     The results of input ``i`` are rows ``offsets[i]:offsets[i+1]`` of
-    ``positions`` (seen by the opponent, now on roll) and ``steps``.
+    ``positions`` (seen by the opponent, now on roll) and ``steps`` (one
+    canonical play per result: up to four ``(from, to)`` steps in the mover's
+    numbering, unused steps -1).  ``boards[i]`` is input ``i``'s position
+    before the move (from the mover) and ``dice[i]`` its roll; :func:`generate`
+    fills them, a batch built by hand from buffers may leave them None.
+
+    :meth:`steps_of` turns a row into its steps and :meth:`input_of` into its
+    input; :func:`bgnet.notation.play_of` makes the :class:`Play` of a row
+    (with its gnubg notation, which belongs to the formats layer).
     """
 
     offsets: np.ndarray
     positions: np.ndarray
     steps: np.ndarray
+    boards: np.ndarray | None = None
+    dice: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        """The number of inputs (rolls)."""
+        return len(self.offsets) - 1
+
+    def rows(self, i: int) -> range:
+        """The rows of input ``i``'s results (empty when it has no legal play)."""
+        return range(int(self.offsets[i]), int(self.offsets[i + 1]))
+
+    def steps_of(self, row: int) -> tuple[tuple[int, int], ...]:
+        """The play of result ``row`` as ``(from, to)`` steps, in the order played."""
+        return tuple((int(f), int(t)) for f, t in self.steps[row] if f >= 0)
+
+    def input_of(self, row: int) -> int:
+        """The input whose roll produced result ``row``."""
+        return int(np.searchsorted(self.offsets, row, side="right")) - 1
+
+    def select(self, keep: np.ndarray) -> tuple[MoveBatch, np.ndarray]:
+        """The inputs ``keep`` (a mask over inputs) as a batch, and the map from its rows to this one's."""
+        keep = np.asarray(keep, dtype=bool)
+        sizes = np.diff(self.offsets)[keep]
+        starts = self.offsets[:-1][keep]
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        rows = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
+        sub = MoveBatch(
+            offsets,
+            self.positions[rows],
+            self.steps[rows],
+            None if self.boards is None else self.boards[keep],
+            None if self.dice is None else self.dice[keep],
+        )
+        return sub, rows
 
 
 _default = MoveGenerator()
@@ -431,7 +472,8 @@ _default = MoveGenerator()
 
 def generate(boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
     """Legal results of ``dice[i]`` for ``boards[i]``, for every ``i``; see :class:`MoveBatch`."""
-    boards = np.asarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+    dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
     offsets = [np.zeros(1, dtype=np.int64)]
     positions, steps = [], []
     base = 0
@@ -443,27 +485,19 @@ def generate(boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
     if not positions:
         positions = [np.empty((0, NUM_SLOTS), np.int8)]
         steps = [np.empty((0, MAX_STEPS, 2), np.int8)]
-    return MoveBatch(np.concatenate(offsets), np.concatenate(positions), np.concatenate(steps))
+    return MoveBatch(
+        np.concatenate(offsets), np.concatenate(positions), np.concatenate(steps), boards, dice
+    )
 
 
 @dataclass(frozen=True)
 class Play:
-    """One legal play: its gnubg notation, its steps, and the result seen by the opponent."""
+    """One legal play: its gnubg notation, its steps, and the result seen by the opponent.
+
+    Made by :func:`bgnet.notation.play_of` (a row of a :class:`MoveBatch`) and
+    :func:`bgnet.notation.legal_plays`; the notation is written by the formats layer.
+    """
 
     notation: str
     steps: tuple[tuple[int, int], ...]
     position: Position
-
-
-def legal_plays(position: Position, dice: Dice) -> list[Play]:
-    """The distinct legal plays of ``dice`` in ``position`` (empty when none)."""
-    from bgnet.notation import format_play
-
-    batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
-    plays = []
-    for row in range(batch.offsets[0], batch.offsets[1]):
-        steps = tuple((int(f), int(t)) for f, t in batch.steps[row] if f >= 0)
-        plays.append(
-            Play(format_play(position.board, steps), steps, Position(batch.positions[row], validate=False))
-        )
-    return plays

@@ -6,8 +6,8 @@ of :class:`bgnet.lockstep.Lockstep`::
     rows = player.choose(batch, player_index)
 
 ``batch`` is a :class:`~bgnet.movegen.MoveBatch` (from the arena and
-:meth:`~bgnet.lockstep.Lockstep.step`, a :class:`~bgnet.lockstep.RollBatch`
-that also holds the positions before the move and the dice); ``rows[i]`` is
+:meth:`~bgnet.lockstep.Lockstep.step`, one that holds the positions before
+the move and the dice); ``rows[i]`` is
 the absolute row in ``batch.positions`` of the play chosen for input ``i``,
 or -1 when input ``i`` has no legal play.  The arena checks every row
 against the legal plays (:mod:`bgnet.arena`), so a player cannot move
@@ -43,21 +43,27 @@ arena refuses ``--cube``/``--match`` for one without (the human player).
 
 from __future__ import annotations
 
-import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from bgnet.cube import CubeDecision, CubeState, MatchState, cube_decision, race_pips
+from bgnet.dice import Dice
 from bgnet.errors import BgnetError, IllegalMoveError
-from bgnet.movegen import MoveBatch
+from bgnet.formats import board_from_gnubg, board_to_gnubg
+from bgnet.movegen import MoveBatch, Play, generate
+from bgnet.notation import parse_play, play_of
 from bgnet.position import NUM_SLOTS, Position
+from bgnet.probabilities import equity
+from bgnet.pubeval import pubeval_best
 
 __all__ = [
     "GNUBG_INSTALL_HINT",
     "ILLEGAL",
+    "MAX_PLY",
     "CubePlayer",
     "GnubgPlayer",
     "HumanPlayer",
@@ -67,10 +73,16 @@ __all__ = [
     "PubevalPlayer",
     "RandomPlayer",
     "batch_inputs",
+    "check_ply",
     "cube_actions",
+    "cube_decisions",
     "make_player",
     "supports_cube",
 ]
+
+MAX_PLY = 2
+"""The deepest lookahead bgnet plays and analyses at (2-ply takes about 0.2 s a decision on one CPU
+thread; each ply more multiplies it by about 20).  Every command bounds ``--ply`` by it."""
 
 ILLEGAL = -2
 """A row a player returns when it cannot express its play as a legal row
@@ -105,8 +117,8 @@ class CubePlayer(Player, Protocol):
     positions seen from the side on roll, who doubles (before it rolls), and
     ``state[i]`` is ``(bgnet.cube.CubeState, bgnet.cube.MatchState)`` of game
     ``i`` from that same side: :meth:`take` answers a double offered on that
-    position, as :meth:`bgnet.session.Bot.takes` does.  The arena asks only
-    where the side on roll may double (:meth:`bgnet.session.Game.may_double`).
+    position.  The engine asks only where the side on roll may double
+    (:func:`bgnet.match.may_double`).
     """
 
     def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
@@ -126,14 +138,14 @@ def supports_cube(player: object) -> bool:
 def batch_inputs(batch: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
     """The positions before the move and the dice of a batch's inputs (``(N, 26)``, ``(N, 2)``).
 
-    Needs a :class:`~bgnet.lockstep.RollBatch` (what the arena and the
-    benchmark scorer pass); a bare ``MoveBatch`` does not hold them.
+    Needs a batch that holds them (:func:`bgnet.movegen.generate`'s; one
+    built by hand from buffers may not).
     """
     boards = getattr(batch, "boards", None)
     dice = getattr(batch, "dice", None)
     if boards is None or dice is None:
         raise TypeError(
-            "this player needs the positions before the move: pass a bgnet.lockstep.RollBatch "
+            "this player needs the positions before the move: pass a batch from bgnet.movegen.generate "
             "(Lockstep.step and the arena do)"
         )
     return boards, dice
@@ -146,26 +158,37 @@ def _rows_of(batch: MoveBatch, i: int, result: np.ndarray) -> int:
     return lo + int(hits[0]) if len(hits) else ILLEGAL
 
 
-def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(double, take) per game by :func:`bgnet.cube.cube_decision` on the side on roll's probabilities.
+def cube_decisions(probs: np.ndarray, boards: np.ndarray, states: Sequence) -> list[CubeDecision | None]:
+    """:func:`bgnet.cube.cube_decision` per game on the side on roll's cubeless probabilities.
 
-    ``probs`` are the ``(N, 5)`` cubeless probabilities of ``boards`` for the
-    side on roll before it rolls; ``state`` as in :class:`CubePlayer`.  Where
-    the cube module cannot judge a state (a match longer than its table), the
-    side on roll does not double and the other side takes with 25% or more.
+    ``probs`` are the ``(N, 5)`` probabilities of ``boards`` for the side on
+    roll before it rolls; ``states[i]`` is ``(CubeState, MatchState)`` from
+    that side.  None where the cube module cannot judge a state (a match
+    longer than its table).
     """
-    from bgnet.cube import cube_decision, race_pips
+    out: list[CubeDecision | None] = []
+    for i in range(len(boards)):
+        cube, match = states[i]
+        try:
+            p = np.asarray(probs[i], dtype=np.float64)
+            out.append(cube_decision(p, cube, match, pips=race_pips(boards[i])))
+        except BgnetError:
+            out.append(None)
+    return out
 
+
+def cube_actions(probs: np.ndarray, boards: np.ndarray, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    """(double, take) per game from :func:`cube_decisions`.
+
+    Where the cube module cannot judge a state, the side on roll does not
+    double and the other side takes with 25% or more.
+    """
     n = len(boards)
     double = np.zeros(n, dtype=bool)
     take = np.zeros(n, dtype=bool)
-    for i in range(n):
-        cube, match = state[i]
-        p = np.asarray(probs[i], dtype=np.float64)
-        try:
-            d = cube_decision(p, cube, match, pips=race_pips(boards[i]))
-        except BgnetError:
-            take[i] = 1.0 - p[0] >= 0.25
+    for i, d in enumerate(cube_decisions(probs, boards, states)):
+        if d is None:
+            take[i] = 1.0 - float(probs[i][0]) >= 0.25
             continue
         double[i] = bool(d.double and d.available)
         take[i] = bool(d.take) if d.available else True
@@ -177,55 +200,114 @@ def cube_actions(probs: np.ndarray, boards: np.ndarray, state: Any) -> tuple[np.
 # --------------------------------------------------------------------------
 
 
-class NetPlayer:
-    """bgnet's network: the best play by its evaluator at ``ply``.
+def check_ply(ply: int) -> int:
+    """``ply`` if it is 0 to :data:`MAX_PLY`, else :class:`PlayerError` naming the limit."""
+    if isinstance(ply, bool) or not isinstance(ply, (int, np.integer)) or not 0 <= ply <= MAX_PLY:
+        raise PlayerError(f"ply must be 0 to {MAX_PLY}, got {ply}")
+    return int(ply)
 
-    ``ply=0`` uses :meth:`bgnet.evaluator.NetEvaluator.choose`.  Deeper
-    plies need the n-ply evaluator: when ``NetEvaluator.choose`` accepts a
-    ``ply`` keyword, ``ply > 0`` is passed to it; until then it raises
-    :class:`PlayerError`.
+
+class NetPlayer:
+    """bgnet's player: its plays, doubles, takes and resignation answers, at ``ply``.
+
+    The one bgnet player of ``play``, ``serve``, the arena (``bench play``),
+    ``bench positions`` and ``watch``.  Plays are the evaluator's choice at
+    ``ply`` (:meth:`bgnet.evaluator.Evaluator.choose`, gnubg-style move
+    filters); cube actions are :func:`bgnet.cube.cube_decision` on the
+    evaluator's probabilities at ``ply`` (race efficiency by pips); a
+    resignation is accepted when it gives at least the cubeless equity of
+    playing on.  :meth:`from_checkpoint` loads a network with the exact
+    bearoff database (:meth:`bgnet.evaluator.NetEvaluator.from_checkpoint`).
     """
 
     def __init__(self, evaluator: Any, ply: int = 0, name: str = "bgnet") -> None:
-        if ply < 0:
-            raise PlayerError(f"ply must be 0 or more, got {ply}")
-        if ply > 0 and "ply" not in inspect.signature(evaluator.choose).parameters:
-            raise PlayerError(
-                f"bgnet at ply {ply} needs the n-ply evaluator, which is not available yet; use ply=0"
-            )
         self.evaluator = evaluator
-        self.ply = ply
+        self.ply = check_ply(ply)
         self.name = name
+        self._cache: dict[bytes, np.ndarray] = {}
 
     @classmethod
     def from_checkpoint(
-        cls, checkpoint: str | Path | None = None, ply: int = 0, device: str = "cpu", name: str = "bgnet"
+        cls,
+        checkpoint: str | Path | None = None,
+        ply: int = 0,
+        device: str = "cpu",
+        name: str = "bgnet",
+        *,
+        bearoff: bool = True,
     ) -> NetPlayer:
-        """Load ``checkpoint`` (default: the shipped network) onto ``device``."""
-        from bgnet.checkpoint import DEFAULT, load_network
-        from bgnet.evaluator import NetEvaluator
+        """The network of ``checkpoint`` (default: the shipped one) on ``device``, with bearoff database."""
+        from bgnet.evaluator import NetEvaluator  # here, not at the top: it loads torch (start-up time)
 
-        model, encoder, _ = load_network(checkpoint or DEFAULT)
-        model.to(device)
-        return cls(NetEvaluator(model, encoder, device), ply=ply, name=name)
+        check_ply(ply)
+        return cls(NetEvaluator.from_checkpoint(checkpoint, device=device, bearoff=bearoff), ply, name)
 
-    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
-        if self.ply == 0:
-            return self.evaluator.choose(batch, player)
-        return self.evaluator.choose(batch, player, ply=self.ply)
+    # -- plays ---------------------------------------------------------------
 
-    # Cube decisions: bgnet.cube on the network's probabilities at the player's ply (one batch).
+    def choose(self, batch: MoveBatch, player: np.ndarray | None = None) -> np.ndarray:
+        return self.evaluator.choose(batch, player, self.ply)
 
-    def _probabilities(self, boards: np.ndarray) -> np.ndarray:
-        if self.ply == 0:
-            return self.evaluator.probabilities(boards)
-        return self.evaluator.probabilities(boards, self.ply)
+    def best_play(self, board: np.ndarray, dice: Dice) -> Play | None:
+        """The play of ``dice`` from ``board`` (from the mover); None when there is no legal play."""
+        batch = generate(np.asarray(board, dtype=np.int8)[None, :], np.array([[dice.high, dice.low]]))
+        row = int(self.choose(batch)[0])
+        return None if row < 0 else play_of(batch, row)
 
-    def double(self, boards: np.ndarray, state: Any) -> np.ndarray:
-        return cube_actions(self._probabilities(boards), boards, state)[0]
+    def ranked(self, board: np.ndarray, dice: Dice, n: int = 5) -> list[tuple[Play, float, np.ndarray]]:
+        """The ``n`` best plays with the mover's cubeless equity and probabilities, best first."""
+        batch = generate(np.asarray(board, dtype=np.int8)[None, :], np.array([[dice.high, dice.low]]))
+        if not len(batch.positions):
+            return []
+        probs, plies = self.evaluator.rank(batch, self.ply, with_plies=True)
+        eq = equity(probs)
+        order = np.lexsort((-eq, -plies))[:n]  # the deepest evaluated first, then by equity
+        return [(play_of(batch, int(r)), float(eq[r]), probs[r]) for r in order]
 
-    def take(self, boards: np.ndarray, state: Any) -> np.ndarray:
-        return cube_actions(self._probabilities(boards), boards, state)[1]
+    # -- positions before the roll, and the cube ---------------------------------
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """``(N, 5)`` probabilities of each board's side on roll, before it rolls, at the player's ply."""
+        b = np.asarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+        if len(b) != 1:
+            return np.asarray(self.evaluator.probabilities(b, self.ply), dtype=np.float64)
+        key = b.tobytes()
+        if key not in self._cache:  # play and serve ask about one position several times
+            if len(self._cache) > 256:
+                self._cache.clear()
+            self._cache[key] = np.asarray(self.evaluator.probabilities(b, self.ply), dtype=np.float64)
+        return self._cache[key]
+
+    def cube_decision(self, board: np.ndarray, state: tuple[CubeState, MatchState]) -> CubeDecision | None:
+        """The cube decision of the side on roll of ``board``; ``state`` from that side.
+
+        None when the cube module cannot judge the state (a match longer than its table).
+        """
+        return cube_decisions(self.probabilities(board), np.asarray(board)[None, :], [state])[0]
+
+    def double(self, boards: np.ndarray, states: Sequence) -> np.ndarray:
+        return cube_actions(self.probabilities(boards), boards, states)[0]
+
+    def take(self, boards: np.ndarray, states: Sequence) -> np.ndarray:
+        return cube_actions(self.probabilities(boards), boards, states)[1]
+
+    def answer(self, board: np.ndarray, state: tuple[CubeState, MatchState]) -> str:
+        """The answer to a double offered from ``board`` (the doubler's, on roll): take, drop or beaver.
+
+        ``beaver`` only where ``state``'s money rules allow beavers.
+        """
+        d = self.cube_decision(board, state)
+        if d is not None and d.beaver and state[1].beavers:
+            return "beaver"
+        return "take" if self.take(np.asarray(board)[None, :], [state])[0] else "drop"
+
+    def accept(self, boards: np.ndarray, levels: np.ndarray) -> np.ndarray:
+        """Accept the resignations (``levels``: 1 single, 2 gammon, 3 backgammon) offered from ``boards``.
+
+        ``boards`` are the resigning sides' (on roll).  Accepted when the
+        points offered are at least what playing on is worth to us, cubeless.
+        """
+        theirs = equity(self.probabilities(boards))
+        return np.asarray(levels) >= -theirs - 1e-9
 
 
 # --------------------------------------------------------------------------
@@ -240,8 +322,6 @@ class PubevalPlayer:
         self.name = name
 
     def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
-        from bgnet.pubeval import pubeval_best
-
         return pubeval_best(batch)
 
     # pubeval has no cube sense: its documented policy is "never double, always take".
@@ -278,7 +358,7 @@ class RandomPlayer:
     The choice is a hash of (seed, position, dice), not a draw from a
     stream, so it does not depend on how games are batched or split among
     processes: the same seed gives the same games.  It needs a
-    :class:`~bgnet.lockstep.RollBatch`; with a bare ``MoveBatch`` the results
+    batch that holds its inputs; without them the results
     themselves are hashed.
     """
 
@@ -336,7 +416,7 @@ class GnubgPlayer:
     """GNU Backgammon's network (gnubg-nn) at 0, 1 or 2 ply, cubeless money play.
 
     gnubg-nn evaluates one position at a time, so :meth:`choose` loops over
-    the batch; it needs a :class:`~bgnet.lockstep.RollBatch` (the position
+    the batch; it needs a batch that holds its inputs (the position
     before the move).  gnubg's play is looked up among bgnet's legal results;
     one that is not there is returned as :data:`ILLEGAL` for the arena to
     report.
@@ -351,8 +431,6 @@ class GnubgPlayer:
 
     def result(self, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
         """gnubg's play of ``dice`` on ``board`` (from the mover): the result seen by the opponent."""
-        from bgnet.formats import board_from_gnubg, board_to_gnubg
-
         g = self.gnubg
         _moves, key = g.best_move(board_to_gnubg(board), int(dice[0]), int(dice[1]), n=self.ply, b=1)[:2]
         # The key is the next position from the opponent's side (the next roller is board[1]).
@@ -372,8 +450,6 @@ class GnubgPlayer:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """gnubg's (N, 5) cubeless probabilities of ``boards`` for the side on roll, at its ply."""
-        from bgnet.formats import board_to_gnubg
-
         return np.array(
             [self.gnubg.probabilities(board_to_gnubg(b), self.ply) for b in boards], dtype=np.float64
         ).reshape(-1, 5)
@@ -414,13 +490,7 @@ class HumanPlayer:
         self.show = show or (lambda b: str(Position(b, validate=False)))
 
     def _legal(self, batch: MoveBatch, board: np.ndarray, i: int) -> list[tuple[str, int]]:
-        from bgnet.notation import format_play
-
-        out = []
-        for r in range(int(batch.offsets[i]), int(batch.offsets[i + 1])):
-            steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
-            out.append((format_play(board, steps), r))
-        return out
+        return [(play_of(batch, r).notation, r) for r in batch.rows(i)]
 
     def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
         boards, dice = batch_inputs(batch)
@@ -438,8 +508,6 @@ class HumanPlayer:
     def _ask(
         self, batch: MoveBatch, board: np.ndarray, i: int, roll: tuple[int, int], legal: list[tuple[str, int]]
     ) -> int:
-        from bgnet.notation import parse_play
-
         by_text = {" ".join(sorted(text.split())): r for text, r in legal}
         while True:
             print(

@@ -15,16 +15,18 @@ import torch
 from bgnet import arena
 from bgnet.cli import main
 from bgnet.commands import bench
+from bgnet.dice import Dice, duplicate_dice
 from bgnet.encoding import get_encoder
 from bgnet.errors import BgnetError
 from bgnet.evaluator import NetEvaluator
 from bgnet.formats import board_from_position_id, position_id
-from bgnet.lockstep import Lockstep, RollBatch, sub_batch
-from bgnet.movegen import generate
+from bgnet.lockstep import Lockstep
+from bgnet.movegen import MoveBatch, generate
 from bgnet.network import ValueNet
-from bgnet.notation import parse_play
+from bgnet.notation import legal_plays, parse_play, play_of
 from bgnet.players import (
     ILLEGAL,
+    MAX_PLY,
     GnubgPlayer,
     HumanPlayer,
     NetPlayer,
@@ -35,13 +37,11 @@ from bgnet.players import (
     supports_cube,
 )
 from bgnet.position import STARTING, Position
+from bgnet.stats import mean_ci, paired_ci
 
 
-def _roll_batch(boards, dice) -> RollBatch:
-    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
-    dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
-    m = generate(boards, dice)
-    return RollBatch(m.offsets, m.positions, m.steps, boards, dice)
+def _roll_batch(boards, dice) -> MoveBatch:
+    return generate(np.asarray(boards, dtype=np.int8).reshape(-1, 26), np.asarray(dice).reshape(-1, 2))
 
 
 def _tiny_net_player(seed: int = 0) -> NetPlayer:
@@ -80,16 +80,19 @@ def test_duplicate_dice_give_each_side_the_other_sides_rolls():
 
 
 def test_duplicate_dice_source_swaps_only_the_opening_dice():
-    dice = arena.duplicate_dice(seed=3)
-    (a, b), rolls = dice(0)
-    (c, d), rolls2 = dice(1)
+    (a, b), rolls = duplicate_dice(3, 0, arena.MAX_PLIES)
+    (c, d), rolls2 = duplicate_dice(3, 1, arena.MAX_PLIES)
     assert (c, d) == (b, a) and a != b
     assert np.array_equal(rolls, rolls2) and rolls.shape == (arena.MAX_PLIES, 2)
     assert rolls.min() >= 1 and rolls.max() <= 6
-    (e, f), rolls3 = dice(2)
+    (e, f), rolls3 = duplicate_dice(3, 2, arena.MAX_PLIES)
     assert not np.array_equal(rolls, rolls3)
     # A worker's game 0 that is the match's game 2 gets game 2's dice.
-    assert np.array_equal(arena.duplicate_dice(3, first_game=2)(0)[1], rolls3)
+    assert np.array_equal(arena.game_dice(3, first_game=2)(0)[1], rolls3)
+    # Later games of a match draw their own pair sequence.
+    (g, h), later = duplicate_dice(3, 1, arena.MAX_PLIES, match_game=1)
+    assert (g, h)[::-1] == duplicate_dice(3, 0, arena.MAX_PLIES, match_game=1)[0]
+    assert not np.array_equal(later, rolls)
 
 
 def test_lockstep_with_a_dice_source_records_game_numbers_and_plies():
@@ -110,13 +113,18 @@ def test_lockstep_with_a_dice_source_records_game_numbers_and_plies():
     assert {g.first for g in finished if g.game % 2 == 1} == {1}
 
 
-def test_sub_batch_keeps_the_inputs_of_a_roll_batch():
+def test_a_selected_batch_keeps_its_inputs_and_rows_become_plays():
     batch = _roll_batch([STARTING.board, STARTING.board, STARTING.board], [[3, 1], [6, 6], [2, 1]])
     keep = np.array([True, False, True])
-    sub, rows = sub_batch(batch, keep)
-    assert isinstance(sub, RollBatch)
-    assert np.array_equal(sub.dice, [[3, 1], [2, 1]]) and len(sub.boards) == 2
+    sub, rows = batch.select(keep)
+    assert np.array_equal(sub.dice, [[3, 1], [2, 1]]) and len(sub.boards) == 2 and len(sub) == 2
     assert np.array_equal(sub.positions, batch.positions[rows])
+    # A row becomes a Play: its input, steps, notation and result.
+    row = int(rows[0])
+    assert batch.input_of(row) == 0 and batch.input_of(int(batch.offsets[2])) == 2
+    play = play_of(batch, row)
+    assert play.steps == batch.steps_of(row) and play.position.board.tolist() == batch.positions[row].tolist()
+    assert play.notation in {p.notation for p in legal_plays(STARTING, Dice(3, 1))}
 
 
 def test_jobs_split_the_games_without_changing_them():
@@ -199,7 +207,7 @@ def test_the_paired_confidence_interval_on_a_known_distribution():
     # Independent fair +-1 games: a pair mean has variance 1/2, so the half-width is 1.96 * sqrt(0.5 / K).
     k = 20_000
     pts = rng.choice([-1, 1], size=2 * k)
-    mean, ci = arena.paired_ci(pts)
+    mean, ci = paired_ci(pts)
     assert ci == pytest.approx(1.959964 * math.sqrt(0.5 / k), rel=0.02)
     assert abs(mean) < 3 * ci
     # Coverage: about 95% of intervals contain the true mean 0.25 of a skewed distribution.
@@ -208,19 +216,20 @@ def test_the_paired_confidence_interval_on_a_known_distribution():
     hits = 0
     trials = 400
     for _ in range(trials):
-        m, c = arena.paired_ci(rng.choice(values, p=probs, size=400))
+        m, c = paired_ci(rng.choice(values, p=probs, size=400))
         hits += abs(m - true) <= c
     assert 0.91 <= hits / trials <= 0.98
     # Pairs whose luck cancels: the paired interval is much narrower than the unpaired one.
     x = rng.choice([-2, -1, 1, 2], size=k)
     paired = np.stack([x, -x + rng.choice([-1, 0, 1], size=k)], axis=1).ravel()
-    assert arena.paired_ci(paired)[1] < 0.5 * arena.unpaired_ci(paired)
+    assert paired_ci(paired)[1] < 0.5 * mean_ci(paired)[1] == 0.5 * arena.unpaired_ci(paired)
 
 
 def test_paired_ci_needs_pairs():
-    with pytest.raises(arena.ArenaError, match="pairs"):
-        arena.paired_ci(np.array([1, -1, 2]))
-    assert arena.paired_ci(np.array([1, -1]))[1] == math.inf
+    with pytest.raises(ValueError, match="pairs"):
+        paired_ci(np.array([1, -1, 2]))
+    assert paired_ci(np.array([1, -1]))[1] == math.inf
+    assert mean_ci(np.array([2.0]))[1] == math.inf and mean_ci(np.array([1.0, 3.0]))[0] == 2.0
     with pytest.raises(arena.ArenaError, match="even"):
         arena.play("pubeval", "random", 7)
 
@@ -278,22 +287,20 @@ def test_net_player_at_ply_0_is_the_evaluators_choice():
     assert np.array_equal(player.choose(batch, np.zeros(2)), player.evaluator.choose(batch))
 
 
-def test_net_player_at_ply_above_0_needs_an_evaluator_that_has_it():
-    class ZeroPlyOnly:
-        def choose(self, batch, player=None):
-            return np.zeros(len(batch.offsets) - 1, dtype=np.int64)
-
-    with pytest.raises(PlayerError, match="not available yet"):
-        NetPlayer(ZeroPlyOnly(), ply=1)
-
-    class WithPly(ZeroPlyOnly):
+def test_net_player_plays_at_its_ply_and_the_ply_is_bounded():
+    class Recorder:
         def choose(self, batch, player=None, ply=0):
             self.ply = ply
-            return super().choose(batch, player)
+            return np.zeros(len(batch.offsets) - 1, dtype=np.int64)
 
-    ev = WithPly()
+    ev = Recorder()
     NetPlayer(ev, ply=2).choose(_roll_batch(STARTING.board, [3, 1]), np.zeros(1))
     assert ev.ply == 2
+    for bad in (-1, MAX_PLY + 1, 9):
+        with pytest.raises(PlayerError, match=f"ply must be 0 to {MAX_PLY}"):
+            NetPlayer(ev, ply=bad)
+    with pytest.raises(PlayerError, match=f"ply must be 0 to {MAX_PLY}, got 9"):
+        make_player("bgnet:ply=9")
 
 
 def test_random_player_is_a_function_of_position_and_dice():
@@ -438,11 +445,11 @@ def test_cubeful_points_are_multiples_of_the_cube():
     assert res.count == 30 and not res.illegal
     for m, pts in zip(res.matches, res.points, strict=True):
         (g,) = m.games
-        assert g.over and abs(pts) == g.points and g.points % g.cube == 0
-        assert g.points // g.cube in (1, 2, 3)
+        assert g.over and abs(pts) == g.points and g.points % g.cube.value == 0
+        assert g.points // g.cube.value in (1, 2, 3)
         assert (pts > 0) == (g.winner == 0)
         if g.result == "drop":
-            assert g.points == g.cube
+            assert g.points == g.cube.value
 
 
 def test_a_player_that_never_takes_loses_the_cube_value_each_time_it_is_doubled():
@@ -454,8 +461,8 @@ def test_a_player_that_never_takes_loses_the_cube_value_each_time_it_is_doubled(
         (g,) = m.games
         offered = [a for a in g.actions if a.kind == "double" and a.player == 0]
         assert len(offered) == 1 and g.actions[-1].kind == "drop" and g.result == "drop"
-        assert pts == g.cube == offered[0].value // 2
-        cubes.add(g.cube)
+        assert pts == g.cube.value == offered[0].value // 2
+        cubes.add(g.cube.value)
     assert cubes == {1, 2}  # dropped at once, or after the dropper's own double was taken
 
 

@@ -415,7 +415,7 @@ def test_bad_states_are_named():
         lambda: CubeState(3),
         lambda: CubeState(0),
         lambda: CubeState(2, "sideways"),
-        lambda: MatchState.match(26),
+        lambda: cube_decision(gammonless(0.5), match=MatchState.match(26)),
         lambda: MatchState.match(7, (7, 0)),
         lambda: MatchState.match(7, (-1, 0)),
         lambda: MatchState.match(7, (3, 3), crawford=True),

@@ -13,6 +13,7 @@ import pytest
 
 from bgnet.dice import Dice
 from bgnet.fibs import FibsBoard, FibsError, decision, format_board, gnubg_line, parse_board
+from bgnet.match import CubeOwner, CubeState, MatchState
 from bgnet.position import STARTING, Position, flip
 from tests.boards import pos
 
@@ -87,19 +88,19 @@ def _gnubg_line_of(line: str) -> str:
     d = decision(fb)
     on_roll = 1 if fb.turn == 1 else 0
     by_player = (lambda pair: pair) if on_roll == 0 else (lambda pair: pair[::-1])
-    owner = -1 if d.cube_owner < 0 else (on_roll if d.cube_owner == 0 else 1 - on_roll)
+    owner = {CubeOwner.CENTERED: -1, CubeOwner.ME: on_roll, CubeOwner.OPPONENT: 1 - on_roll}[d.cube.owner]
     return gnubg_line(
         d.board,
         on_roll,
         dice=fb.player_dice,
-        cube=d.cube,
+        cube=d.cube.value,
         cube_owner=owner,
         doubled=d.kind == "take",
-        score=by_player(d.score),
+        score=by_player(d.match.score),
         names=by_player(d.names),
-        match_length=d.match_length,
-        crawford=d.crawford,
-        post_crawford=d.post_crawford,
+        match_length=d.match.length,
+        crawford=d.match.crawford,
+        post_crawford=d.match.post_crawford,
     )
 
 
@@ -112,8 +113,8 @@ def test_opening_move_of_player_1():
     d = decision(OPENING_21)
     assert d.kind == "move" and d.dice == Dice(2, 1)
     assert Position(d.board) == STARTING
-    assert d.score == (0, 0) and d.match_length == 3 and d.cube == 1 and d.cube_owner == -1
-    assert not d.crawford and not d.post_crawford
+    assert d.match == MatchState.match(3, (0, 0)) and d.cube == CubeState(1, CubeOwner.CENTERED)
+    assert not d.match.crawford and not d.match.post_crawford
     assert d.names == ("root", "gnubg")  # the side on roll first
 
 
@@ -121,43 +122,43 @@ def test_take_decision_is_seen_from_the_doubler():
     d = decision(DOUBLED)
     assert d.kind == "take" and d.dice is None
     assert d.names == ("gnubg", "root")  # gnubg doubled and is on roll
-    assert d.cube == 1 and d.cube_owner == -1 and d.score == (0, 0)
+    assert d.cube == CubeState() and d.match.score == (0, 0)
     # root's checkers are the positive ones in the line: from gnubg (on roll) they are negative.
     assert int(d.board[d.board < 0].sum()) == -15 and int(d.board[d.board > 0].sum()) == 15
 
 
 def test_crawford_and_post_crawford_games():
     d = decision(CRAWFORD)
-    assert d.crawford and not d.post_crawford
-    assert d.score == (0, 2) and d.names == ("root", "gnubg")
+    assert d.match.crawford and not d.match.post_crawford
+    assert d.match.score == (0, 2) and d.names == ("root", "gnubg")
     d = decision(POST_CRAWFORD)
-    assert d.post_crawford and not d.crawford
-    assert d.score == (2, 1)
+    assert d.match.post_crawford and not d.match.crawford
+    assert d.match.score == (2, 1)
     d = decision(POST_CRAWFORD_DOUBLED)
-    assert d.kind == "take" and d.post_crawford
-    assert d.names == ("gnubg", "root") and d.score == (1, 2)
+    assert d.kind == "take" and d.match.post_crawford
+    assert d.names == ("gnubg", "root") and d.match.score == (1, 2)
 
 
 def test_bars_cube_owner_and_checkers_off():
     d = decision(BAR_ON_ROLL)
     assert d.board[25] == 1 and d.dice == Dice(6, 3)
     d = decision(BEAROFF)
-    assert d.cube == 2 and d.cube_owner == 0
+    assert d.cube == CubeState(2, CubeOwner.ME)
     assert Position(d.board).off() == (0, 1)
     d = decision(P0_ON_BAR)
-    assert d.board[25] == 1 and d.cube == 2 and d.cube_owner == 0
-    assert d.names == ("gnubg", "root") and d.score == (2, 1)
+    assert d.board[25] == 1 and d.cube == CubeState(2, CubeOwner.ME)
+    assert d.names == ("gnubg", "root") and d.match.score == (2, 1)
 
 
 def test_external_player_0_gets_the_board_from_player_1():
     d = decision(P0_MOVE)
     assert d.kind == "move" and d.dice == Dice(6, 5)
-    assert d.names == ("gnubg", "root") and d.score == (2, 1)
+    assert d.names == ("gnubg", "root") and d.match.score == (2, 1)
     # Player 0's own start; root (the opponent) has played 8/5 6/5.
     assert d.board[24] == 2 and d.board[13] == 5 and d.board[8] == 3 and d.board[6] == 5
     assert d.board[25 - 5] == -2 and d.board[25 - 6] == -4 and d.board[25 - 8] == -2
     d = decision(P0_DOUBLED)
-    assert d.kind == "take" and d.names == ("root", "gnubg") and d.score == (1, 2)
+    assert d.kind == "take" and d.names == ("root", "gnubg") and d.match.score == (1, 2)
 
 
 def test_fibs_example_and_its_mirror_image():
@@ -191,10 +192,10 @@ def test_opponent_on_roll_in_fibs_terms():
     line = gnubg_line(p, 0, dice=(4, 3), score=(1, 0), names=("a", "b"), match_length=5)
     d = decision(line)
     assert Position(d.board) == p and d.dice == Dice(4, 3)
-    assert d.names == ("a", "b") and d.score == (1, 0)
+    assert d.names == ("a", "b") and d.match.score == (1, 0)
     line1 = gnubg_line(p, 1, dice=(4, 3), score=(1, 0), names=("a", "b"), match_length=5)
     d1 = decision(line1)
-    assert Position(d1.board) == p and d1.names == ("b", "a") and d1.score == (0, 1)
+    assert Position(d1.board) == p and d1.names == ("b", "a") and d1.match.score == (0, 1)
     assert parse_board(line1).board == tuple(
         [int(-abs(p.board[0]))] + [int(p.board[i]) for i in range(1, 25)] + [int(p.board[25])]
     )
@@ -228,7 +229,7 @@ def test_game_over_line_has_nothing_to_decide():
 
 def test_gnubg_line_round_trips_random_states():
     rng = np.random.default_rng(3)
-    from bgnet.movegen import legal_plays
+    from bgnet.notation import legal_plays
 
     board = STARTING
     for ply in range(80):
@@ -241,8 +242,9 @@ def test_gnubg_line_round_trips_random_states():
             )
             d = decision(line)
             assert Position(d.board) == board and d.dice == dice
-            assert d.score == ((1, 3) if on_roll == 0 else (3, 1))
-            assert d.cube_owner == (-1 if owner < 0 else 0 if owner == on_roll else 1)
+            assert d.match.score == ((1, 3) if on_roll == 0 else (3, 1))
+            mine = {-1: CubeOwner.CENTERED, on_roll: CubeOwner.ME, 1 - on_roll: CubeOwner.OPPONENT}[owner]
+            assert d.cube == CubeState(2 if owner >= 0 else 1, mine)
         plays = legal_plays(board, dice)
         board = plays[int(rng.integers(len(plays)))].position if plays else board.flip()
         if not (board.board > 0).any() or not (board.board < 0).any():

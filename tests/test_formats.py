@@ -44,6 +44,7 @@ from bgnet.formats import (
     parse_xgid,
     position_id,
 )
+from bgnet.match import CubeOwner, CubeState, MatchState
 from bgnet.position import NACKGAMMON, STARTING, Position, flip
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -434,7 +435,13 @@ def test_real_xgids_round_trip_exactly(text: str) -> None:
 def test_xgid_start_position_is_the_standard_start() -> None:
     xg = parse_xgid(REAL_XGIDS[0])
     assert xg.position == STARTING
-    assert (xg.cube_value, xg.cube_owner, xg.turn, xg.dice, xg.rolled) == (1, 0, 1, "00", None)
+    assert (xg.cube_value, xg.state()[0].owner, xg.turn, xg.dice, xg.rolled) == (
+        1,
+        CubeOwner.CENTERED,
+        1,
+        "00",
+        None,
+    )
     assert (xg.match_length, xg.max_cube_log2, xg.jacoby, xg.beavers) == (0, 10, False, False)
 
 
@@ -452,7 +459,7 @@ def test_xgid_uppercase_is_the_bottom_player_and_position_follows_turn() -> None
     assert b[19] == -5  # 'E' at character 6: bottom's 6 point is our 19
     assert b[22] == -2  # 'B' at character 3
     assert xg.rolled == (6, 3)
-    assert xg.cube_owner == -1  # the bottom player (opponent of the player on turn) owns it
+    assert xg.state()[0].owner is CubeOwner.OPPONENT  # the bottom player (not on turn) owns it
     assert xg.cube_value == 2 and xg.match_length == 3 and not xg.crawford
     assert not xg.prefix
 
@@ -480,6 +487,19 @@ def test_xgid_and_gnubg_ids_of_the_same_position_agree() -> None:
     assert (info.dice, xg.rolled) == ((2, 1), (2, 1))
     assert info.match_length == xg.match_length == 0
     assert info.jacoby and xg.jacoby
+    # One cube state from both formats.
+    assert xg.state()[0] == info.state()[0] == CubeState(2, CubeOwner.ME)
+    assert xg.state()[1] == MatchState.money(jacoby=True, beavers=True)
+    assert info.state()[1] == MatchState.money(jacoby=True)
+
+
+def test_match_states_from_an_xgid_and_a_match_id_of_a_match() -> None:
+    # Top player on turn at 4-2 (top-bottom) in a 7-point match, the bottom player owns a 2-cube.
+    xg = parse_xgid("XGID=-b----E-C---eE---c-e----B-:1:1:-1:00:2:4:0:7:10")
+    assert xg.state() == (CubeState(2, CubeOwner.OPPONENT), MatchState.match(7, (4, 2)))
+    info = MatchInfo(cube_value=2, cube_owner=1, player_on_roll=0, turn=0, match_length=7, score=(4, 2))
+    assert info.state() == (CubeState(2, CubeOwner.OPPONENT), MatchState.match(7, (4, 2)))
+    assert info.state(1) == (CubeState(2, CubeOwner.ME), MatchState.match(7, (2, 4)))
 
 
 def test_xgid_with_nine_fields_round_trips() -> None:

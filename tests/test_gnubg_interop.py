@@ -33,8 +33,7 @@ from boards import first_line, tiny_checkpoint
 from bgnet.dice import Dice
 from bgnet.fibs import decision
 from bgnet.matfile import read_mat, write_mat
-from bgnet.movegen import legal_plays
-from bgnet.notation import parse_play
+from bgnet.notation import legal_plays, parse_play
 from bgnet.position import STARTING, Position
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bgnet.game import Match, Phase
+from bgnet.match import CubeOwner, CubeState
 from bgnet.matfile import MatError, format_mat, parse_mat, read_mat, record_game, write_mat
-from bgnet.movegen import legal_plays
-from bgnet.position import STARTING
-from bgnet.session import Match, Phase
+from bgnet.notation import legal_plays
+from bgnet.position import STARTING, Position
 
 # Exported by GNU Backgammon 1.07.001 ("export match mat") after gnubg 0-ply (player 0) played
 # bgnet serve (player 1, named root): cube turned twice, a gammon at 4.
@@ -55,7 +56,7 @@ def test_reads_gnubgs_export():
     assert m.length == 3 and m.names == ("gnubg", "root")
     (g,) = m.games
     assert g.over and g.winner == 1 and g.points == 8 and g.result == "gammon"
-    assert g.cube == 4 and g.owner == 0
+    assert g.cube == CubeState(4, CubeOwner.ME)  # seen from player 0, who owns it
     assert m.score == [0, 8] and m.winner == 1
     kinds = [a.kind for a in g.actions]
     assert kinds.count("double") == 2 and kinds.count("take") == 2
@@ -74,7 +75,7 @@ def _summary(m: Match) -> list:
     for g in m.games:
         keep = ("move", "double", "take", "drop")
         acts = [(a.player, a.kind, a.dice, a.steps) for a in g.actions if a.kind in keep]
-        out.append((g.score, g.crawford, g.winner, g.points, g.result, g.cube, acts))
+        out.append((g.score, g.crawford, g.winner, g.points, g.result, g.cube.value, acts))
     return out
 
 
@@ -97,7 +98,7 @@ def random_match(seed: int, length: int, games: int | None = None) -> Match:
                 if r < 0.01:
                     g.resign(int(rng.integers(1, 4)))
                     continue
-                plays = g.legal_plays()
+                plays = legal_plays(Position(g.board), g.dice)
                 g.move(plays[int(rng.integers(len(plays)))] if plays else None)
             elif g.phase is Phase.DOUBLED:
                 g.take() if r < 0.7 else g.drop()
@@ -153,13 +154,13 @@ def test_resignations_are_written_as_wins_in_the_winners_column():
     rng = np.random.default_rng(0)
     m = Match(0, ("bgnet", "you"), rng, games=2)
     g = m.new_game((5, 3))  # player 0 moves first
-    g.move(g.legal_plays()[0])
+    g.move(legal_plays(Position(g.board), g.dice)[0])
     g.roll((6, 1))
     g.resign("gammon")  # player 1 resigns after rolling
     g.accept()
     assert g.winner == 0 and g.points == 2
     g = m.new_game((1, 6))  # player 1 first
-    g.move(g.legal_plays()[0])
+    g.move(legal_plays(Position(g.board), g.dice)[0])
     g.resign(3)  # player 0 resigns a backgammon, rejected, then a single game accepted
     g.reject()
     g.resign(1)

@@ -13,9 +13,10 @@ from boards import tiny_checkpoint
 
 from bgnet.commands.play import Console, PlaySession
 from bgnet.evaluator import FunctionEvaluator
+from bgnet.game import Match
 from bgnet.matfile import read_mat
+from bgnet.players import NetPlayer
 from bgnet.position import STARTING
-from bgnet.session import Bot, Match
 from tests.boards import pos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ def checkpoint(tmp_path_factory) -> Path:
     return tiny_checkpoint(tmp_path_factory.mktemp("net") / "tiny.pt")
 
 
-class ScriptedBot(Bot):
+class ScriptedBot(NetPlayer):
     """Plays the first legal play; cube and resignation answers from lists (then the defaults)."""
 
     def __init__(self, doubles=(), takes=(), accepts=(), double_default=False, take_default="take"):
@@ -39,14 +40,15 @@ class ScriptedBot(Bot):
         self.double_default = double_default
         self.take_default = take_default
 
-    def wants_to_double(self, board, view) -> bool:
-        return self.doubles.pop(0) if self.doubles else self.double_default
+    def double(self, boards, states) -> np.ndarray:
+        return np.array([self.doubles.pop(0) if self.doubles else self.double_default for _ in boards])
 
-    def takes(self, doubler_board, view) -> str:
-        return self.takes_.pop(0) if self.takes_ else self.take_default
+    def take(self, boards, states) -> np.ndarray:
+        answers = [self.takes_.pop(0) if self.takes_ else self.take_default for _ in boards]
+        return np.array([a != "drop" for a in answers])
 
-    def accepts_resignation(self, resigner_board, level, cube) -> bool:
-        return self.accepts.pop(0) if self.accepts else True
+    def accept(self, boards, levels) -> np.ndarray:
+        return np.array([self.accepts.pop(0) if self.accepts else True for _ in boards])
 
 
 class ScriptedDice:
@@ -86,14 +88,14 @@ def person(answers: dict[str, list[str]] | None = None, default: dict[str, str] 
     return reader
 
 
-def run(match: Match, bot: Bot, reader) -> str:
+def run(match: Match, bot: NetPlayer, reader) -> str:
     out = io.StringIO()
     PlaySession(match, bot, Console(out=out, reader=reader)).run()
     return out.getvalue()
 
 
 def test_a_legal_game_to_its_end(checkpoint):
-    bot = Bot.from_checkpoint(checkpoint)
+    bot = NetPlayer.from_checkpoint(checkpoint)
     match = Match(0, ("bgnet", "you"), np.random.default_rng(4), games=1)
     text = run(match, bot, person())
     assert match.over and match.games[0].over
@@ -215,7 +217,7 @@ def play_cli(args: list[str], stdin: str, timeout: int = 120) -> subprocess.Comp
 
 # "#1" plays the first listed play (and rolls first at the roll prompt); "take" answers a double.
 # Alternating them moves every prompt on (a wrong one is answered with a message, then the next line fits).
-SCRIPT = "#1\ntake\n" * 300
+SCRIPT = "roll\n#1\ntake\n" * 400  # each prompt takes the line it understands and asks again
 
 
 def test_piped_game_runs_to_the_end_and_is_reproducible(checkpoint, tmp_path):

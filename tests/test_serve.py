@@ -20,10 +20,9 @@ from boards import first_line, tiny_checkpoint
 from bgnet.commands.serve import VERSION, Responder, Server
 from bgnet.dice import Dice
 from bgnet.fibs import gnubg_line
-from bgnet.movegen import legal_plays
-from bgnet.notation import parse_play
+from bgnet.notation import legal_plays, parse_play
+from bgnet.players import NetPlayer
 from bgnet.position import STARTING
-from bgnet.session import Bot
 from tests.boards import pos
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +35,10 @@ def checkpoint(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def responder(checkpoint) -> Responder:
-    return Responder(Bot.from_checkpoint(checkpoint))
+    return Responder(NetPlayer.from_checkpoint(checkpoint))
 
 
-class StubBot(Bot):
+class StubBot(NetPlayer):
     """A bot with fixed cube answers (plays by a constant evaluator: the first legal play)."""
 
     def __init__(self, double: bool = True, take: str = "take") -> None:
@@ -49,10 +48,10 @@ class StubBot(Bot):
         self.double_answer = double
         self.take_answer = take
 
-    def wants_to_double(self, board, view) -> bool:
-        return self.double_answer
+    def double(self, boards, states) -> np.ndarray:
+        return np.full(len(boards), self.double_answer)
 
-    def takes(self, doubler_board, view) -> str:
+    def answer(self, board, state) -> str:
         return self.take_answer
 
 

@@ -159,13 +159,25 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 length=args.match or 0,
                 slots=args.slots,
                 progress=bar.update,
+                interruptible=True,
             )
         else:
             result = arena.play(
-                args.a, args.b, args.games, args.seed, jobs=args.jobs, slots=args.slots, progress=bar.update
+                args.a,
+                args.b,
+                args.games,
+                args.seed,
+                jobs=args.jobs,
+                slots=args.slots,
+                progress=bar.update,
+                interruptible=True,
             )
     finally:
         bar.close()
+    asked = args.games
+    got = result.count if cubeful else result.games
+    if got < asked:
+        print(f"bgnet: interrupted: the result of the {got} of {asked} games finished", file=sys.stderr)
     saved: list[str] = []
     if args.save:
         try:

@@ -1,25 +1,17 @@
-"""What several commands share: the evaluator of a checkpoint, input lines, dice."""
+"""What several commands share: input lines and dice.  No torch here (start-up time).
+
+Networks are loaded by :meth:`bgnet.evaluator.NetEvaluator.from_checkpoint`
+(an evaluator) or :meth:`bgnet.players.NetPlayer.from_checkpoint` (bgnet's
+player), nowhere else.
+"""
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from bgnet.bearoff import OneSidedBearoff
-from bgnet.checkpoint import DEFAULT, load_network
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
-from bgnet.evaluator import NetEvaluator
 from bgnet.formats import Xgid
-
-
-def load_evaluator(checkpoint: str | Path | None = None, *, bearoff: bool = True) -> NetEvaluator:
-    """The network of ``checkpoint`` (default: the shipped one) with the exact bearoff database.
-
-    The database is built and cached on first use (seconds; see ``bgnet bearoff build``).
-    """
-    model, encoder, _ = load_network(checkpoint or DEFAULT)
-    return NetEvaluator(model, encoder, bearoff=OneSidedBearoff.load_or_build() if bearoff else None)
 
 
 def read_lines(path: str) -> list[str]:

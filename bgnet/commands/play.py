@@ -9,7 +9,7 @@ reads like a session).
 
 At the roll prompt (only when you may double): ``roll`` (or an empty line),
 ``double``, ``hint`` (the cube decision), ``resign [single|gammon|backgammon]``;
-a play typed there (or ``#N``) rolls and is then taken as the move.
+a play typed there is refused: roll first, you have not seen the dice.
 At the move prompt: a play in gnubg notation (``24/18 13/11``, ``bar/22``,
 ``6/off``, ``8/5(2)``, ``13/7/5``, ``24/13``), ``list`` (or ``?``) for the
 numbered legal plays and ``#N`` to play the N-th, ``hint`` (the bot's best
@@ -27,9 +27,15 @@ from typing import IO
 
 import numpy as np
 
+from bgnet.cube import CubeOwner, cubeful_equity, equity_to_mwc, race_pips
+from bgnet.engine import Engine
 from bgnet.errors import BgnetError, IllegalMoveError
-from bgnet.position import draw
-from bgnet.session import Bot, CubeView, Game, Match, Phase, SessionError
+from bgnet.formats import GameState, MatchInfo, match_id, position_id
+from bgnet.game import Action, Game, GameError, Match, Phase
+from bgnet.notation import legal_plays, parse_play
+from bgnet.players import MAX_PLY, NetPlayer, check_ply
+from bgnet.position import Position, draw
+from bgnet.probabilities import flip as flip_probs
 
 BOT, PERSON = 0, 1
 HELP = {
@@ -107,10 +113,12 @@ def render(game: Game, names: tuple[str, str]) -> str:
     """The board from the person (X) with pips, the cube and the score."""
     board = game.board_for(PERSON)
     lines = [draw(board)]
-    owner = {"centre": "centred", "me": "you own it", "opponent": f"{names[BOT]} owns it"}[
-        game.cube_owner_for(PERSON)
-    ]
-    cube = f" Cube: {game.cube} ({owner})"
+    owner = {
+        CubeOwner.CENTERED: "centred",
+        CubeOwner.ME: "you own it",
+        CubeOwner.OPPONENT: f"{names[BOT]} owns it",
+    }[game.cube_state(PERSON).owner]
+    cube = f" Cube: {game.cube.value} ({owner})"
     m = game.match
     if m.length:
         tag = ", Crawford game" if game.crawford else ", post-Crawford" if game.post_crawford else ""
@@ -121,7 +129,29 @@ def render(game: Game, names: tuple[str, str]) -> str:
             score += " (Jacoby rule)"
     lines.append(f"{cube}    {score}")
     lines.append(f" You are X (moving from 24 to 1); {names[BOT]} is O.")
+    pid, mid = game_ids(game)
+    lines.append(f" Position ID: {pid}   Match ID: {mid}")
     return "\n".join(lines)
+
+
+def game_ids(game: Game) -> tuple[str, str]:
+    """The GNUBG Position ID and Match ID of the game now (gnubg's player numbers are the game's)."""
+    owner = game.cube_state(0).owner
+    info = MatchInfo(
+        cube_value=game.cube.value,
+        cube_owner={CubeOwner.CENTERED: -1, CubeOwner.ME: 0, CubeOwner.OPPONENT: 1}[owner],
+        player_on_roll=game.turn,
+        crawford=game.crawford,
+        game_state=GameState.OVER if game.over else GameState.PLAYING,
+        turn=game.turn if game.actor is None else game.actor,
+        double_offered=game.phase is Phase.DOUBLED,
+        resignation=game.resigned if game.phase is Phase.RESIGNED else 0,
+        dice=(game.dice.high, game.dice.low) if game.dice is not None and not game.over else (0, 0),
+        match_length=game.match.length,
+        score=tuple(game.score) if game.match.length else (0, 0),  # at the start of this game
+        jacoby=game.match.jacoby,
+    )
+    return position_id(game.board), match_id(info)
 
 
 def _sentence(error: Exception) -> str:
@@ -133,29 +163,26 @@ def _roll_text(dice) -> str:
     return f"{dice.high}-{dice.low}"
 
 
-def _view(game: Game, player: int) -> CubeView:
-    """The cube and match state from ``player``'s side (for the bot's cube decisions)."""
-    owner = -1 if game.owner < 0 else (0 if game.owner == player else 1)
-    m = game.match
-    score = (m.score[player], m.score[1 - player]) if m.length else (0, 0)
-    return CubeView(game.cube, owner, m.length, score, game.crawford, m.jacoby)
-
-
 # --------------------------------------------------------------------------
 # The session
 # --------------------------------------------------------------------------
 
 
 class PlaySession:
-    """One ``bgnet play`` session: the match loop between the bot (player 0) and the person (player 1)."""
+    """One ``bgnet play`` session: the match loop between the bot (player 0) and the person (player 1).
 
-    def __init__(self, match: Match, bot: Bot, console: Console) -> None:
+    The bot's actions are the game engine's (:class:`bgnet.engine.Engine`
+    with the person's seat left to this session), narrated from the actions
+    the game records.
+    """
+
+    def __init__(self, match: Match, bot: NetPlayer, console: Console) -> None:
         self.match = match
         self.bot = bot
+        self.engine = Engine((bot, None))
         self.c = console
         self.names = match.names
         self.shown = False  # the board was shown this turn
-        self.pending: str | None = None  # a play typed at the roll prompt
 
     def run(self) -> int:
         names = self.names
@@ -170,6 +197,8 @@ class PlaySession:
                     break
         except Quit as q:
             self.c.say(f"Quit ({q}).")
+        except KeyboardInterrupt:
+            self.c.say("\nInterrupted.")
         self.c.say()
         self.c.say(m.summary())
         return 0
@@ -204,38 +233,29 @@ class PlaySession:
     # -- the bot ---------------------------------------------------------------
 
     def bot_acts(self, game: Game) -> None:
+        """The engine takes the bot's actions due now; each is narrated."""
+        before = len(game.actions)
+        self.engine.advance([game])
+        for action in game.actions[before:]:
+            text = self.narrate(game, action)
+            if text:
+                self.c.say(text)
+
+    def narrate(self, game: Game, a: Action) -> str:
         name = self.names[BOT]
-        if game.phase is Phase.ROLL:
-            if game.may_double() and self.bot.wants_to_double(game.board_for(BOT), _view(game, BOT)):
-                game.double()
-                self.c.say(f"{name} doubles to {game.cube * 2}.")
-                return
-            dice = game.roll()
-            self.c.say(f"{name} rolls {_roll_text(dice)}.")
-        if game.phase is Phase.MOVE:
-            assert game.dice is not None
-            play = self.bot.best_play(game.board, game.dice)
-            game.move(play)
-            if play is None:
-                self.c.say(f"{name} cannot move.")
-            else:
-                self.c.say(f"{name} plays {play.notation}.")
-        elif game.phase is Phase.DOUBLED:  # the person doubled
-            answer = self.bot.takes(game.board_for(PERSON), _view(game, PERSON))
-            if answer == "drop":
-                game.drop()
-                self.c.say(f"{name} drops.")
-            else:
-                game.take()
-                self.c.say(f"{name} takes: the cube is on {game.cube}, {name} owns it.")
-        elif game.phase is Phase.RESIGNED:  # the person resigned
-            level = game.resigned
-            if self.bot.accepts_resignation(game.board_for(PERSON), level, game.cube):
-                game.accept()
-                self.c.say(f"{name} accepts.")
-            else:
-                game.reject()
-                self.c.say(f"{name} rejects: play on.")
+        if a.player != BOT:
+            return ""
+        if a.kind == "move":
+            first = next(x for x in game.actions if x.kind == "move") is a
+            rolled = "" if first else f"{name} rolls {a.dice[0]}-{a.dice[1]}.\n"
+            return rolled + (f"{name} plays {a.notation}." if a.steps else f"{name} cannot move.")
+        return {
+            "double": f"{name} doubles to {a.value}.",
+            "take": f"{name} takes: the cube is on {a.value}, {name} owns it.",
+            "drop": f"{name} drops.",
+            "accept": f"{name} accepts.",
+            "reject": f"{name} rejects: play on.",
+        }.get(a.kind, "")
 
     # -- the person ------------------------------------------------------------
 
@@ -268,18 +288,18 @@ class PlaySession:
     def _resign(self, game: Game, arg: str) -> bool:
         try:
             game.resign(arg or "single")
-        except SessionError as e:
+        except GameError as e:
             self.c.say(_sentence(e))
             return False
         what = {1: "a single game", 2: "a gammon", 3: "a backgammon"}[game.resigned]
-        points = game.resigned * game.cube
+        points = game.resigned * game.cube.value
         self.c.say(f"You offer to resign {what} ({points} point{'s' if points != 1 else ''}).")
         self.bot_acts(game)
         return True
 
     def roll_prompt(self, game: Game) -> None:
         while True:
-            text = self.c.ask(f"Your turn (cube {game.cube}): roll or double? ")
+            text = self.c.ask(f"Your turn (cube {game.cube.value}): roll or double? ")
             word, _, arg = text.lower().partition(" ")
             if word in ("", "roll", "r"):
                 dice = game.roll()
@@ -287,7 +307,7 @@ class PlaySession:
                 return
             if word in ("double", "d", "redouble"):
                 game.double()
-                self.c.say(f"You double to {game.cube * 2}.")
+                self.c.say(f"You double to {game.cube.value * 2}.")
                 return
             if word == "hint":
                 self.c.say(self.cube_hint(game))
@@ -299,30 +319,24 @@ class PlaySession:
             if self._common(game, word, "roll"):
                 continue
             if text.startswith("#") or "/" in text:
-                # A play typed before rolling: roll, then take it as the first answer to the move prompt.
-                dice = game.roll()
-                self.c.say(f"You roll {_roll_text(dice)}.")
-                self.pending = text
-                return
+                # A play typed before rolling: the person has not seen the dice; ask for the roll.
+                self.c.say("Roll first (roll, or press Enter): you have not seen the dice yet.")
+                continue
             self.c.say(f"Not a command here: {text!r}. Type roll, double, hint, resign or help.")
 
     def move_prompt(self, game: Game) -> None:
         assert game.dice is not None
         roll = _roll_text(game.dice)
-        legal = game.legal_plays()
+        legal = legal_plays(Position(game.board, validate=False), game.dice)
         if not self.shown:
             self.c.say(render(game, self.names))
         self.shown = False
         if not legal:
             self.c.say(f"You rolled {roll}: no legal play.")
-            self.pending = None
             game.move(None)
             return
         while True:
-            if self.pending is not None:
-                text, self.pending = self.pending, None
-            else:
-                text = self.c.ask(f"You rolled {roll}. Your move: ")
+            text = self.c.ask(f"You rolled {roll}. Your move: ")
             word, _, arg = text.lower().partition(" ")
             if word in ("list", "?"):
                 for i, play in enumerate(legal, 1):
@@ -348,7 +362,7 @@ class PlaySession:
                 play = legal[n - 1]
             else:
                 try:
-                    play = parse_play_for(game, text)
+                    play = parse_play(game.board, game.dice, text)
                 except IllegalMoveError as e:
                     self.c.say(_sentence(e))
                     continue
@@ -359,11 +373,11 @@ class PlaySession:
     def take_prompt(self, game: Game) -> None:
         self.c.say(render(game, self.names))
         while True:
-            text = self.c.ask(f"Take or drop (the cube to {game.cube * 2})? ")
+            text = self.c.ask(f"Take or drop (the cube to {game.cube.value * 2})? ")
             word = text.lower().split(" ")[0] if text else ""
             if word in ("take", "t", "accept", "yes", "y"):
                 game.take()
-                self.c.say(f"You take: the cube is on {game.cube}, you own it.")
+                self.c.say(f"You take: the cube is on {game.cube.value}, you own it.")
                 return
             if word in ("drop", "d", "pass", "p", "reject", "no", "n"):
                 game.drop()
@@ -382,34 +396,60 @@ class PlaySession:
         assert game.dice is not None
         ranked = self.bot.ranked(game.board, game.dice, n=5)
         title = f"{self.names[BOT]}'s best plays of {_roll_text(game.dice)}"
-        lines = [f"{title} (your cubeless equity, ply {self.bot.ply}):"]
+        cube, match = game.state(PERSON)
+        what = "your cubeless and cubeful equity, per cube"
+        what += "" if match.is_money else "; match winning chance"
+        lines = [f"{title} (ply {self.bot.ply}; {what}):"]
+        theirs = (cube.flipped(), match.flipped())
         for i, (play, eq, p) in enumerate(ranked, 1):
+            extra = ""
+            try:  # after the play the opponent is on roll, with its cube action first
+                after = play.position.board
+                cf = -cubeful_equity(flip_probs(p), *theirs, pips=race_pips(after), cube_action=True)
+                extra = f"  cubeful {cf:+.3f}"
+                if not match.is_money:
+                    extra += f"  MWC {100 * equity_to_mwc(cf, cube, match):5.1f}%"
+            except BgnetError:
+                pass  # a match longer than the cube module's table: cubeless only
             lines.append(
-                f"  {i}. {play.notation:<24s} {eq:+.3f}   win {100 * p[0]:5.1f}%  gammon {100 * p[1]:4.1f}%"
-                f"  lose gammon {100 * p[3]:4.1f}%"
+                f"  {i}. {play.notation:<24s} {eq:+.3f}{extra}   win {100 * p[0]:5.1f}%  "
+                f"gammon {100 * p[1]:4.1f}%  lose gammon {100 * p[3]:4.1f}%"
             )
         return "\n".join(lines)
 
     def cube_hint(self, game: Game) -> str:
-        d = self.bot.cube_decision(game.board_for(PERSON), _view(game, PERSON))
+        d = self.bot.cube_decision(game.board_for(PERSON), game.state(PERSON))
         if d is None:
-            p = self.bot.probabilities(game.board_for(PERSON))
+            p = self.bot.probabilities(game.board_for(PERSON))[0]
             return f"No cube advice for this match length; you win {100 * p[0]:.1f}% (cubeless)."
-        return (
+        text = (
             f"Cube: {d.action}.  No double {d.no_double:+.3f}, double/take {d.double_take:+.3f}, "
-            f"double/pass {d.double_pass:+.3f} (your equity, per cube)."
+            f"double/pass {d.double_pass:+.3f} (your cubeful equity, per cube)."
         )
+        if d.mwc is not None:
+            m = d.mwc
+            text += (
+                f"  Match winning chance: no double {100 * m['no_double']:.1f}%, "
+                f"double/take {100 * m['double_take']:.1f}%, double/pass {100 * m['double_pass']:.1f}%."
+            )
+        return text
 
     def take_hint(self, game: Game) -> str:
-        d = self.bot.cube_decision(game.board_for(BOT), _view(game, BOT))
+        d = self.bot.cube_decision(game.board_for(BOT), game.state(BOT))
         if d is None:
-            p = self.bot.probabilities(game.board_for(BOT))
+            p = self.bot.probabilities(game.board_for(BOT))[0]
             return f"You win {100 * (1 - p[0]):.1f}% (cubeless): take with 25% or more."
         answer = "take" if d.take else "drop"
-        return (
+        text = (
             f"Advice: {answer}.  After a take your equity is {-d.double_take:+.3f} per cube; "
             f"dropping is {-d.double_pass:+.3f}."
         )
+        if d.mwc is not None:
+            text += (
+                f"  Your match winning chance: {100 * (1 - d.mwc['double_take']):.1f}% after a take, "
+                f"{100 * (1 - d.mwc['double_pass']):.1f}% after a drop."
+            )
+        return text
 
 
 def result_text(game: Game, bot_name: str) -> str:
@@ -421,42 +461,51 @@ def result_text(game: Game, bot_name: str) -> str:
     return f"{bot_name} wins {how}: {game.points} point{s}."
 
 
-def parse_play_for(game: Game, text: str):
-    from bgnet.notation import parse_play
-
-    assert game.dice is not None
-    return parse_play(game.board, game.dice, text)
-
-
 # --------------------------------------------------------------------------
 # The command
 # --------------------------------------------------------------------------
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    import torch
+    import torch  # here, not at the top: start-up time of the other commands
 
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    from bgnet.formats import parse_position
+    from bgnet.matfile import check_writable, write_mat
+    from bgnet.position import check_in_play
+
     length = 0 if args.money or args.match is None else args.match
     if args.match is not None and not 1 <= args.match <= 25:
         raise BgnetError(f"--match takes a length from 1 to 25, got {args.match}")
-    if args.ply < 0:
-        raise BgnetError(f"--ply must be 0 or more, got {args.ply}")
+    if length and (args.games is not None or args.jacoby):
+        options = (("--games", args.games is not None), ("--jacoby", args.jacoby))
+        given = " and ".join(o for o, on in options if on)
+        raise BgnetError(f"{given} apply to money play, not to a {length}-point match")
+    check_ply(args.ply)
     if args.games is not None and args.games < 1:
         raise BgnetError(f"--games must be 1 or more, got {args.games}")
-    bot = Bot.from_checkpoint(args.checkpoint, ply=args.ply)
+    start = None
+    if args.position is not None:
+        start = parse_position(args.position)[0]
+        check_in_play(start.board)
+    save = check_writable(args.save) if args.save else None  # now, not after the match
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    bot = NetPlayer.from_checkpoint(args.checkpoint, ply=args.ply)
     games = None if length else (args.games or 1)
     rng = np.random.default_rng(args.seed)
-    match = Match(length, ("bgnet", args.name), rng, jacoby=args.jacoby, games=games)
+    kwargs = {"start": start} if start is not None else {}
+    match = Match(length, ("bgnet", args.name), rng, jacoby=args.jacoby, games=games, **kwargs)
     session = PlaySession(match, bot, Console())
+    if start is not None:
+        session.c.say(f"Starting from {position_id(start.board)} (the winner of the opening roll on roll).")
     try:
         code = session.run()
     finally:
-        if args.save and match.games:
-            from bgnet.matfile import write_mat
-
-            path = write_mat(match, args.save)
+        if save is not None and match.games:
+            try:
+                path = write_mat(match, save)
+            except OSError as e:
+                raise BgnetError(f"cannot write {save}: {e.strerror}") from None
             print(f"Saved the match to {path}.", flush=True)
     return code
 
@@ -473,7 +522,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     kind.add_argument("--money", action="store_true", help="money play (the default)")
     p.add_argument("--games", type=int, metavar="N", help="money play: games to play (default 1)")
     p.add_argument("--jacoby", action="store_true", help="money play: the Jacoby rule")
-    p.add_argument("--ply", type=int, default=0, help="the bot's lookahead in plies (default 0)")
+    p.add_argument(
+        "--ply", type=int, default=0, help=f"the bot's lookahead in plies, 0 to {MAX_PLY} (default 0)"
+    )
+    p.add_argument(
+        "--position", metavar="ID", help="start each game from this position (GNUBG Position ID or XGID)"
+    )
     p.add_argument("--checkpoint", metavar="PATH", help="the bot's network (default: the shipped one)")
     p.add_argument(
         "--seed", type=int, default=None, help="seed of the dice (both sides), for a reproducible session"

@@ -32,31 +32,25 @@ import time
 from typing import IO
 
 from bgnet.errors import BgnetError, IllegalMoveError
-from bgnet.fibs import FibsError, decision, parse_board
+from bgnet.fibs import Decision, FibsError, decision, parse_board
+from bgnet.match import MatchState, may_double
 from bgnet.notation import format_point, parse_play
-from bgnet.session import Bot, CubeView, may_double
+from bgnet.players import MAX_PLY, NetPlayer, check_ply
 
 MAX_LINE = 64 * 1024
 VERSION = "bgnet external player 1 (FIBS board: lines, gnubg external protocol)"
 
 
-def _may_double(d) -> bool:
-    """May the side on roll double?  gnubg sends no dice only then, but check."""
-    return may_double(
-        opponent_owns=d.cube_owner == 1,
-        crawford=d.crawford,
-        post_crawford=d.post_crawford,
-        cube=d.cube,
-        length=d.match_length,
-        mine=d.score[0],
-    )
-
-
 class Responder:
-    """Answers ``board:`` lines with the bot's decisions (thread-safe)."""
+    """Answers ``board:`` lines with the bot's decisions (thread-safe).
+
+    The decisions are :class:`bgnet.players.NetPlayer`'s, the player the game
+    engine uses in ``play`` and the arena, on the cube and match state of the
+    line (:class:`bgnet.fibs.Decision`) with this server's money rules.
+    """
 
     def __init__(
-        self, bot: Bot, *, beavers: bool = False, jacoby: bool = False, log: IO[str] | None = None
+        self, bot: NetPlayer, *, beavers: bool = False, jacoby: bool = False, log: IO[str] | None = None
     ) -> None:
         self.bot = bot
         self.beavers = beavers
@@ -93,30 +87,25 @@ class Responder:
                 self.log.flush()
         return answer
 
-    def _decide(self, d) -> str:
-        money = not d.match_length
-        view = CubeView(
-            d.cube,
-            d.cube_owner,
-            d.match_length,
-            d.score,
-            d.crawford,
-            jacoby=money and self.jacoby,
-            beavers=money and self.beavers,
-        )
+    def _state(self, d: Decision) -> tuple:
+        """The cube and the match of the line, with this server's money rules (Jacoby, beavers)."""
+        if d.match.is_money:
+            return d.cube, MatchState.money(jacoby=self.jacoby, beavers=self.beavers)
+        return d.cube, d.match
+
+    def _decide(self, d: Decision) -> str:
         if d.kind == "move":
             play = self.bot.best_play(d.board, d.dice)
             if play is None:
                 return ""
             return _safe_notation(d.board, d.dice, play)
+        state = self._state(d)
         if d.kind == "double":
-            if _may_double(d) and self.bot.wants_to_double(d.board, view):
+            if may_double(*state) and self.bot.double(d.board[None, :], [state])[0]:
                 return "double"
             return "roll"
-        answer = self.bot.takes(d.board, view)
-        if answer == "beaver" and (d.match_length or not self.beavers):
-            answer = "take"
-        return answer
+        answer = self.bot.answer(d.board, state)
+        return "take" if answer == "beaver" and not state[1].beavers else answer
 
 
 def _safe_notation(board, dice, play) -> str:
@@ -176,11 +165,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.ply < 0:
-        raise BgnetError(f"--ply must be 0 or more, got {args.ply}")
+    check_ply(args.ply)
     if not 0 <= args.port <= 65535:
         raise BgnetError(f"--port must be 0-65535, got {args.port}")
-    bot = Bot.from_checkpoint(args.checkpoint, ply=args.ply)
+    bot = NetPlayer.from_checkpoint(args.checkpoint, ply=args.ply)
     try:
         log = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
     except OSError as e:
@@ -214,7 +202,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--port", type=int, required=True, help="TCP port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--ply", type=int, default=0, help="lookahead in plies (default 0)")
+    p.add_argument("--ply", type=int, default=0, help=f"lookahead in plies, 0 to {MAX_PLY} (default 0)")
     p.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
     p.add_argument("--beavers", action="store_true", help="money play: answer 'beaver' when right")
     p.add_argument("--jacoby", action="store_true", help="money play: gnubg plays with the Jacoby rule")
