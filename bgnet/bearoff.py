@@ -48,7 +48,10 @@ core.  They are cached as a compressed ``.npz`` at
 ``$BGNET_CACHE/bearoff-os15.npz`` (default ``BGNET_CACHE``:
 ``$XDG_CACHE_HOME/bgnet`` or ``~/.cache/bgnet``), rebuilt when missing,
 unreadable or of another :data:`VERSION`, and written atomically (a
-temporary file in the same folder, then a rename).
+temporary file in the same folder, then a rename).  A file given by path
+(``--path``) is treated more carefully: its folder must exist (none is
+created), and a file there that is not a bgnet bearoff database of any
+version is never overwritten (:class:`BearoffFileError`).
 
 Probabilities
 -------------
@@ -80,8 +83,14 @@ from typing import Self
 import numpy as np
 
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
+from bgnet.errors import BgnetError
 from bgnet.movegen import generate
 from bgnet.position import NUM_SLOTS
+
+
+class BearoffFileError(BgnetError):
+    """A database path that bgnet will not write: its folder is missing, or it holds another file."""
+
 
 VERSION = "bgnet-bearoff-os15-v1"
 """Tag of the file format and the build; a cached file with another tag is rebuilt."""
@@ -214,9 +223,25 @@ def _read(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     return rolls, first
 
 
+def _is_database(path: Path) -> bool:
+    """Whether ``path`` is a bgnet bearoff database file, of any version (else: not ours to overwrite)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return str(z["version"]).startswith("bgnet-bearoff")
+    except (OSError, KeyError, ValueError, EOFError, AttributeError, zipfile.BadZipFile):
+        return False
+
+
+def check_path(path: Path) -> None:
+    """Raise :class:`BearoffFileError` if a path given by the user has no folder or holds another file."""
+    if not path.parent.is_dir():
+        raise BearoffFileError(f"cannot write {path}: the folder {path.parent} does not exist")
+    if path.exists() and not _is_database(path):
+        raise BearoffFileError(f"{path} exists and is not a bgnet bearoff database; not overwriting it")
+
+
 def _write(path: Path, rolls: np.ndarray, first: np.ndarray) -> None:
     """Write atomically: a temporary file in the same folder, then a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -273,21 +298,38 @@ class OneSidedBearoff:
 
     @classmethod
     def load_or_build(cls, path: str | os.PathLike | None = None, *, rebuild: bool = False) -> Self:
-        """Load the cached database (:func:`default_path` unless ``path``); build and save it if needed."""
+        """Load the cached database (:func:`default_path` unless ``path``); build and save it if needed.
+
+        An unwritable cache only warns (the database is still built and
+        returned); a ``path`` whose folder is missing or that holds a file
+        other than a bearoff database raises :class:`BearoffFileError` before
+        anything is built.
+        """
         p = Path(path).expanduser() if path is not None else default_path()
         tables = None if rebuild else _read(p)
         if tables is not None:
             return cls(*tables, path=p)
+        if path is not None:
+            check_path(p)
         db = cls(*build_tables())
         try:
-            db.save(p)
+            db.save(path)
         except OSError as e:
             warnings.warn(f"cannot cache the bearoff database at {p}: {e}", stacklevel=2)
         return db
 
     def save(self, path: str | os.PathLike | None = None) -> Path:
-        """Write the tables atomically to ``path`` (default: :func:`default_path`); return the path."""
-        p = Path(path).expanduser() if path is not None else default_path()
+        """Write the tables atomically to ``path`` (default: :func:`default_path`); return the path.
+
+        The default cache folder is created when missing; a ``path`` given is
+        checked first (see :class:`BearoffFileError`).
+        """
+        if path is None:
+            p = default_path()
+            p.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            p = Path(path).expanduser()
+            check_path(p)
         _write(p, self.rolls, self.first)
         self.path = p
         return p

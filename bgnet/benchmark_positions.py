@@ -65,10 +65,14 @@ from pathlib import Path
 import numpy as np
 
 from bgnet.errors import BgnetError
-from bgnet.formats import board_from_position_id, parse_position, position_id
-from bgnet.lockstep import RollBatch
+from bgnet.formats import board_from_position_id, board_to_gnubg, parse_position, position_id
+from bgnet.game import final_probabilities
 from bgnet.movegen import generate
+from bgnet.notation import format_play
+from bgnet.players import import_gnubg
 from bgnet.position import NUM_SLOTS
+from bgnet.probabilities import equity
+from bgnet.pubeval import is_race
 
 __all__ = [
     "BenchmarkError",
@@ -155,8 +159,6 @@ def _class_from_name(name: str) -> str | None:
 
 
 def _fallback_class(board: np.ndarray) -> str:
-    from bgnet.pubeval import is_race
-
     return "race" if bool(is_race(board)[0]) else "contact"
 
 
@@ -260,6 +262,10 @@ def load_positions(path: str | Path) -> list[BenchmarkPosition]:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise BenchmarkError(f"cannot read {path}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise BenchmarkError(
+            f"cannot read {path}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+        ) from None
     lines = text.splitlines()
     first = next((ln.lstrip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
     reader = read_jsonl if first.startswith("{") else read_bm
@@ -357,7 +363,7 @@ def score(player, positions: list[BenchmarkPosition], chunk: int = 4096) -> Scor
     """Score ``player`` (a :class:`bgnet.players.Player`) on ``positions``.
 
     The player chooses for all positions in batches of ``chunk`` (one
-    :class:`~bgnet.lockstep.RollBatch` each).  Its play is looked up among
+    :class:`~bgnet.movegen.MoveBatch` with its inputs each).  Its play is looked up among
     the candidates by the resulting position: the best costs 0, a listed one
     its loss, one not listed the record's largest listed loss.  A row that
     is not a legal play of the roll is counted as ``illegal`` and charged
@@ -369,8 +375,7 @@ def score(player, positions: list[BenchmarkPosition], chunk: int = 4096) -> Scor
         part = positions[lo : lo + chunk]
         boards = np.array([p.board for p in part], dtype=np.int8).reshape(-1, NUM_SLOTS)
         dice = np.array([p.dice for p in part], dtype=np.int64).reshape(-1, 2)
-        moves = generate(boards, dice)
-        batch = RollBatch(moves.offsets, moves.positions, moves.steps, boards, dice)
+        batch = generate(boards, dice)
         rows = np.asarray(player.choose(batch, np.zeros(len(part), dtype=np.int64)), dtype=np.int64)
         for i, pos in enumerate(part):
             s = result.classes.setdefault(pos.cls, ClassScore())
@@ -430,12 +435,6 @@ def label(
     convention: a player choosing one is charged the largest listed loss).
     The class is gnubg's (bearoff counts as race).
     """
-    from bgnet.formats import board_to_gnubg
-    from bgnet.game import final_probabilities
-    from bgnet.notation import format_play
-    from bgnet.players import import_gnubg
-    from bgnet.probabilities import equity
-
     g = import_gnubg()
     d = (max(dice), min(dice))
     batch = generate(board[None, :], np.array([d], dtype=np.int64))

@@ -3,6 +3,13 @@
 Bad input (a malformed position, impossible dice, an unreadable file) prints
 one line that names the problem on stderr and exits with code 2; never a
 traceback.
+
+Start-up: the commands that need no network (``moves`` without ``--rank``,
+``cube``, ``bearoff show``, ``--help``, ``--version``) must not import torch,
+which takes seconds.  The modules that load the network (``bgnet.checkpoint``,
+``bgnet.evaluator``, ``bgnet.players``' network player) are therefore imported
+inside the functions that need them, never at the top of a command module;
+``tests/test_startup.py`` checks it.
 """
 
 from __future__ import annotations
@@ -10,18 +17,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 
 import numpy as np
 
+import bgnet
+from bgnet.commands import analyze, bearoff, bench, cube, play, serve
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
 from bgnet.formats import parse_position, position_id, position_ids
+from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import format_play
-from bgnet.position import Position
+from bgnet.position import Position, check_in_play
 from bgnet.probabilities import equity
+from bgnet.pubeval import pubeval_best
 
 EXIT_BAD_INPUT = 2
 
@@ -59,9 +71,9 @@ def _mover_probs(args: argparse.Namespace, batch: MoveBatch) -> np.ndarray | Non
         if args.ply:
             raise BgnetError("--ply ranks the plays: give --rank too")
         return None
-    from bgnet.commands.common import load_evaluator
+    from bgnet.evaluator import NetEvaluator  # here for start-up time (it loads torch)
 
-    return load_evaluator(args.checkpoint).rank(batch, args.ply)
+    return NetEvaluator.from_checkpoint(args.checkpoint).rank(batch, args.ply)
 
 
 def _dice_of(text: str | None, info: object) -> Dice:
@@ -72,8 +84,29 @@ def _dice_of(text: str | None, info: object) -> Dice:
     return dice
 
 
+def read_input_lines(path: str) -> list[str]:
+    """The lines of a text file (``-``: standard input); unreadable or not UTF-8 text is a BgnetError."""
+    try:
+        return read_lines(path)
+    except UnicodeDecodeError as e:
+        raise BgnetError(_not_text(path, e)) from None
+
+
+def _not_text(path: str, e: UnicodeDecodeError) -> str:
+    """The one-line message for a file that is not UTF-8 text."""
+    name = "standard input" if path == "-" else path
+    return f"cannot read {name}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start})"
+
+
+def _playable(text: str) -> tuple[Position, object]:
+    """The position of ``text`` and its XGID or Match ID; a finished game is a BgnetError."""
+    position, info = parse_position(text)
+    check_in_play(position.board)
+    return position, info
+
+
 def _moves_one(args: argparse.Namespace) -> int:
-    position, info = parse_position(args.position)
+    position, info = _playable(args.position)
     dice = _dice_of(args.dice, info)
     batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
     result = _plays_json(position, dice, batch, position_ids(batch.positions), 0, _mover_probs(args, batch))
@@ -92,14 +125,14 @@ def _moves_one(args: argparse.Namespace) -> int:
 def _moves_batch(args: argparse.Namespace) -> int:
     """Lines ``POSITION DICE``; one JSON object per line, in order; errors as ``{"error": ...}``."""
     parsed: list[tuple[Position, Dice] | str] = []
-    for n, line in enumerate(read_lines(args.batch), 1):
+    for n, line in enumerate(read_input_lines(args.batch), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split()
         try:
             if not 1 <= len(parts) <= 2:
                 raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
-            position, info = parse_position(parts[0])
+            position, info = _playable(parts[0])
             parsed.append((position, _dice_of(parts[1] if len(parts) == 2 else None, info)))
         except BgnetError as e:
             parsed.append(f"line {n}: {e}")
@@ -136,16 +169,12 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 def _cmd_watch(args: argparse.Namespace) -> int:
     """Watch the network (X) play a game against pubeval or itself (O), move by move."""
-    import time
-
-    from bgnet.checkpoint import DEFAULT, read
-    from bgnet.commands.common import load_evaluator
-    from bgnet.lockstep import Lockstep, duel
-    from bgnet.pubeval import pubeval_best
+    from bgnet.checkpoint import DEFAULT, read  # these two here for start-up time (they load torch)
+    from bgnet.evaluator import NetEvaluator
 
     if args.delay < 0:
         raise BgnetError(f"--delay must be 0 or more, got {args.delay}")
-    ev = load_evaluator(args.checkpoint)
+    ev = NetEvaluator.from_checkpoint(args.checkpoint)
     state = read(args.checkpoint or DEFAULT)
     names = ("bgnet", "pubeval" if args.opponent == "pubeval" else "bgnet")
     print(f"bgnet ({state['counters']['games']} training games) plays X; {names[1]} plays O.\n")
@@ -183,6 +212,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bgnet", description="bgnet: a backgammon engine")
+    parser.add_argument("--version", action="version", version=f"bgnet {bgnet.__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     moves = sub.add_parser(
         "moves",
@@ -199,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
     )
     moves.add_argument(
-        "--rank", action="store_true", help="rank the plays best first by the network (0-ply), with equities"
+        "--rank", action="store_true", help="rank the plays best first by the network at --ply, with equities"
     )
     moves.add_argument("--checkpoint", metavar="PATH", help="network for --rank (default: the shipped one)")
     moves.add_argument(
@@ -215,10 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
     watch.add_argument("--opponent", choices=("pubeval", "self"), default="pubeval")
     watch.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
-    watch.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    watch.add_argument(
+        "--delay", type=float, default=1.0, help="seconds to pause after each move (default 1; 0 for none)"
+    )
     watch.set_defaults(func=_cmd_watch)
-
-    from bgnet.commands import analyze, bearoff, bench, cube, play, serve
 
     analyze.register(sub)
     bearoff.register(sub)
@@ -253,8 +283,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BgnetError as e:
         print(f"bgnet: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except UnicodeDecodeError as e:  # a command read a file that is not text (its name is not known here)
+        print(f"bgnet: error: an input file is not UTF-8 text (at offset {e.start})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: stop cleanly, no traceback (commands print what they have first)
+        print("\nbgnet: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -29,15 +29,34 @@ or ambiguous.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 
 import numpy as np
 
+from bgnet.dice import Dice
 from bgnet.errors import IllegalMoveError
+from bgnet.movegen import MoveBatch, Play, generate
 from bgnet.position import CHECKERS, NUM_SLOTS, OUR_BAR, Board, Position
 
-__all__ = ["format_play", "format_point", "parse_play", "parse_point"]
+__all__ = ["format_play", "format_point", "legal_plays", "parse_play", "parse_point", "play_of"]
+
+
+def play_of(batch: MoveBatch, row: int) -> Play:
+    """The :class:`~bgnet.movegen.Play` of result ``row`` of ``batch`` (which must hold its inputs)."""
+    if batch.boards is None:
+        raise ValueError("play_of needs a MoveBatch that holds its inputs (bgnet.movegen.generate's)")
+    steps = batch.steps_of(row)
+    before = batch.boards[batch.input_of(row)]
+    return Play(format_play(before, steps), steps, Position(batch.positions[row], validate=False))
+
+
+def legal_plays(position: Position | Board, dice: Dice) -> list[Play]:
+    """The distinct legal plays of ``dice`` in ``position`` (from the mover; empty when none)."""
+    board = position.board if isinstance(position, Position) else np.asarray(position, dtype=np.int8)
+    batch = generate(board[None, :], np.array([[dice.high, dice.low]]))
+    return [play_of(batch, row) for row in batch.rows(0)]
 
 
 def format_point(point: int) -> str:
@@ -194,6 +213,38 @@ def _paths(text: str) -> list[list[int]]:
     return paths
 
 
+def _dice_left(strokes: list[tuple[int, int]], dice: tuple[int, ...]) -> int | None:
+    """The most dice a play of these strokes can leave unused, or None if the dice cannot make them.
+
+    A stroke ``(from, to)`` takes one or more dice that sum to its length;
+    one that bears off (``to`` = 0) may overshoot with its last die.  Only
+    the dice are looked at (not the board): a typed play that some of the
+    dice make is incomplete, one that no way of playing the dice makes is
+    not a play of this roll at all.
+    """
+    if not strokes:
+        return len(dice)
+    (a, c), rest = strokes[0], strokes[1:]
+    length = a - c
+    best = None
+    seen = set()
+    for k in range(1, len(dice) + 1):
+        for idx in itertools.combinations(range(len(dice)), k):
+            used = tuple(sorted(dice[i] for i in idx))
+            if used in seen:
+                continue
+            seen.add(used)
+            total = sum(used)
+            if total == length or (c == 0 and total > length and total - max(used) < length):
+                others = list(dice)
+                for d in used:
+                    others.remove(d)
+                left = _dice_left(rest, tuple(others))
+                if left is not None and (best is None or left > best):
+                    best = left
+    return best
+
+
 def _own_side(board: np.ndarray) -> np.ndarray:
     """Our checkers per slot 1..25 and off (slot 0): the part of a position a play fully determines."""
     ours = np.where(board > 0, board, 0).astype(np.int16)
@@ -214,7 +265,7 @@ def parse_play(board: Board | Position, dice, text: str):
     through its stops ``13/7/5`` or in one stroke ``24/13``, hit marks
     ``*`` optional, parts in any order, commas or spaces between them.
 
-    The text is matched against the legal plays (:func:`bgnet.movegen.legal_plays`)
+    The text is matched against the legal plays (:func:`legal_plays`)
     by the position it leaves: a play matches when it puts our checkers
     where the text does and hits every blot the text lands on (the final
     points and the stops written out).  One checker moved in one stroke
@@ -237,9 +288,6 @@ def parse_play(board: Board | Position, dice, text: str):
             use the dice as the rules require (incomplete), one that is not
             legal, or one that fits several legal plays (ambiguous).
     """
-    from bgnet.dice import Dice
-    from bgnet.movegen import Play, generate
-
     pos = board if isinstance(board, Position) else Position(np.asarray(board, dtype=np.int8))
     b = pos.board
     if isinstance(dice, str):
@@ -313,9 +361,16 @@ def parse_play(board: Board | Position, dice, text: str):
             f"{said!r} is not legal: you have a checker on the bar and must enter it first "
             f"(legal plays include {example})"
         )
+    dice_values = (dice.high,) * 4 if dice.high == dice.low else (dice.high, dice.low)
+    left = _dice_left(strokes, dice_values)
+    if left is None:
+        raise IllegalMoveError(
+            f"{said!r} is not a legal play of {roll}: the dice do not make those moves; "
+            f"legal plays include {example}"
+        )
     pips = sum(path[0] - path[-1] for path in paths)
     least = min(sum(f - t for f, t in st) for st in steps)
-    if pips < least:
+    if left > 0 and pips < least:
         most = max(len(st) for st in steps)
         raise IllegalMoveError(
             f"{said!r} is incomplete: {roll} must be played in full when it can be "

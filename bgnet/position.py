@@ -155,6 +155,21 @@ def check_board(b: Board) -> None:
         raise InvalidPositionError(f"the opponent has {theirs} checkers; at most {CHECKERS}")
 
 
+def check_in_play(b: Board) -> None:
+    """Raise :class:`InvalidPositionError` if the game of ``b`` is over: a side has no checker left.
+
+    Such a position has no play, no cube decision and no race to value (the
+    game ended when the last checker came off), so the commands refuse it.
+    """
+    ours, theirs = bool((b > 0).any()), bool((b < 0).any())
+    if ours and theirs:
+        return
+    if not ours and not theirs:
+        raise InvalidPositionError("the game is over: neither side has a checker on the board")
+    who = "the side on roll" if not ours else "the opponent"
+    raise InvalidPositionError(f"the game is over: {who} has borne off all 15 checkers")
+
+
 def draw(b: Board) -> str:
     """An ASCII board from the side of X, who moves 24 -> 1 (for a Position: the side on roll)."""
 

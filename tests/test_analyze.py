@@ -41,7 +41,33 @@ def test_plays_are_ranked_best_first_with_their_loss(capsys, ckpt):
     assert doc["plays"][0]["loss"] == 0 and all(
         p["loss"] == pytest.approx(eqs[0] - p["equity"], abs=2e-6) for p in doc["plays"]
     )
-    assert set(doc["plays"][0]) == {"play", "position", "equity", "probabilities", "loss"}
+    assert set(doc["plays"][0]) == {"play", "position", "ply", "equity", "probabilities", "loss"}
+    assert {p["ply"] for p in doc["plays"]} == {0}
+
+
+def test_at_2_ply_each_play_has_its_ply_and_losses_compare_like_with_like(capsys, ckpt):
+    argv = ("analyze", START, "--dice", "31", "--checkpoint", ckpt, "--json")
+    doc = json.loads(run(capsys, *argv, "--ply", "2")[1])
+    static = {p["play"]: p["equity"] for p in json.loads(run(capsys, *argv, "--ply", "0")[1])["plays"]}
+    plays = doc["plays"]
+    plies = [p["ply"] for p in plays]
+    # The move filter keeps at most 8 of the 16 plays for 2-ply; the rest keep their 0-ply value.
+    assert 1 <= plies.count(2) <= 8 and plies.count(0) == 16 - plies.count(2)
+    assert plies == sorted(plies, reverse=True)  # the deepest evaluated first
+    deep, shallow = plays[: plies.count(2)], plays[plies.count(2) :]
+    for group in (deep, shallow):
+        eqs = [p["equity"] for p in group]
+        assert eqs == sorted(eqs, reverse=True)
+    best = deep[0]
+    assert all(p["loss"] == pytest.approx(best["equity"] - p["equity"], abs=2e-6) for p in deep)
+    # A 0-ply play's loss is against the best play's 0-ply equity, not its 2-ply one.
+    for p in shallow:
+        assert p["equity"] == pytest.approx(static[p["play"]], abs=2e-6)
+        assert p["loss"] == pytest.approx(static[best["play"]] - p["equity"], abs=2e-6)
+    text = run(capsys, *argv[:-1], "--ply", "2")[1]
+    first = next(line for line in text.splitlines() if line.lstrip().startswith("1."))
+    last = text.rstrip().splitlines()[-1]
+    assert best["play"] in first and "2-ply" in first and "0-ply" in last
 
 
 def test_analyze_agrees_with_moves_rank_at_the_same_ply(capsys, ckpt):
@@ -91,3 +117,10 @@ def test_batch_analysis_and_bad_lines(capsys, ckpt, tmp_path):
     docs = [json.loads(line) for line in out.splitlines()]
     assert code == 2 and len(docs) == 3 and len(docs[0]["plays"]) == 16
     assert "no_double" in docs[1]["cube"] and "line 3" in docs[2]["error"] and "line 3" in err
+
+
+@pytest.mark.parametrize("text", ["AAAAAAAAAAAAAA", "AAAAAAAAAAAAAA:cAkAAAAAAAAA"])
+def test_a_finished_game_is_refused_before_the_network_loads(capsys, text):
+    code, out, err = run(capsys, "analyze", text, "--checkpoint", "/nonexistent.pt")
+    assert code == 2 and out == ""
+    assert err == "bgnet: error: the game is over: neither side has a checker on the board\n"

@@ -3,8 +3,8 @@
 The distributions are checked against a brute force written here from the
 rules (its own bear-off move logic, cross-checked with the move generator),
 against values worked out by hand, and against gnubg's one-sided database.
-The database is built once per session, in memory (the cache is tested
-separately with the build stubbed out).
+The database is the one built once per session by ``tests/conftest.py`` (the
+cache is tested separately with the build stubbed out).
 """
 
 from __future__ import annotations
@@ -25,15 +25,10 @@ from bgnet.formats import position_id
 from bgnet.movegen import generate
 from bgnet.position import STARTING, Position, flip
 
-_BUILD_SECONDS: list[float] = []
-
 
 @pytest.fixture(scope="module")
-def db() -> OneSidedBearoff:
-    start = time.perf_counter()
-    d = OneSidedBearoff.build()
-    _BUILD_SECONDS.append(time.perf_counter() - start)
-    return d
+def db(bearoff_db) -> OneSidedBearoff:
+    return bearoff_db
 
 
 def race(ours: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
@@ -365,8 +360,8 @@ def test_probabilities_of_10k_boards_take_well_under_a_second(db):
     assert elapsed < 0.5, f"{elapsed:.3f} s"
 
 
-def test_the_build_takes_at_most_a_couple_of_minutes(db):
-    assert _BUILD_SECONDS and _BUILD_SECONDS[0] < 120, _BUILD_SECONDS
+def test_the_build_takes_at_most_a_couple_of_minutes(bearoff_build_seconds):
+    assert bearoff_build_seconds < 120
 
 
 # --------------------------------------------------------------------------- cache
@@ -386,7 +381,7 @@ def counted_build(db, monkeypatch):
 
 
 def test_cache_is_written_once_and_reloaded(tmp_path, counted_build, db):
-    path = tmp_path / "sub" / "bo.npz"
+    path = tmp_path / "bo.npz"
     first = OneSidedBearoff.load_or_build(path)
     assert counted_build == [1] and path.exists() and first.path == path
     assert [p.name for p in path.parent.iterdir()] == ["bo.npz"]  # no temporary file left
@@ -398,27 +393,49 @@ def test_cache_is_written_once_and_reloaded(tmp_path, counted_build, db):
     assert counted_build == [1, 1]
 
 
-def test_cache_is_rebuilt_when_stale_or_corrupt(tmp_path, counted_build, db):
-    path = tmp_path / "bo.npz"
+def test_cache_is_rebuilt_when_stale_or_corrupt(tmp_path, monkeypatch, counted_build, db):
+    monkeypatch.setenv("BGNET_CACHE", str(tmp_path))
+    path = tmp_path / bearoff.FILE_NAME
     np.savez(path, version=np.array("bgnet-bearoff-os15-v0"), rolls=db.rolls, first=db.first)
-    OneSidedBearoff.load_or_build(path)
+    OneSidedBearoff.load_or_build()
     assert len(counted_build) == 1
     with np.load(path) as z:
         assert str(z["version"]) == bearoff.VERSION
-    path.write_bytes(b"not a zip file")
-    OneSidedBearoff.load_or_build(path)
+    path.write_bytes(b"not a zip file")  # the cache's own file: rebuilt
+    OneSidedBearoff.load_or_build()
     assert len(counted_build) == 2
     np.savez(path, version=np.array(bearoff.VERSION), rolls=db.rolls[:10], first=db.first)
-    OneSidedBearoff.load_or_build(path)
+    OneSidedBearoff.load_or_build(path)  # a bgnet database given by path: rebuilt too
     assert len(counted_build) == 3
     OneSidedBearoff.load_or_build(path)
     assert len(counted_build) == 3
 
 
-def test_an_unwritable_cache_warns_and_still_answers(tmp_path, counted_build):
+def test_a_path_given_is_never_a_file_of_another_kind_nor_a_new_folder(tmp_path, counted_build):
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n")
+    with pytest.raises(bearoff.BearoffFileError, match="is not a bgnet bearoff database"):
+        OneSidedBearoff.load_or_build(other)
+    with pytest.raises(bearoff.BearoffFileError, match="is not a bgnet bearoff database"):
+        OneSidedBearoff.load_or_build(tmp_path)  # a folder
+    missing = tmp_path / "no" / "such" / "bo.npz"
+    with pytest.raises(bearoff.BearoffFileError, match="the folder .* does not exist"):
+        OneSidedBearoff.load_or_build(missing)
+    assert counted_build == []  # refused before building
+    assert other.read_text() == "my notes\n" and not (tmp_path / "no").exists()
+    db = OneSidedBearoff.build()
+    with pytest.raises(bearoff.BearoffFileError):
+        db.save(other)
+    with pytest.raises(bearoff.BearoffFileError):
+        db.save(missing)
+    assert other.read_text() == "my notes\n" and not (tmp_path / "no").exists()
+
+
+def test_an_unwritable_cache_warns_and_still_answers(tmp_path, monkeypatch, counted_build):
     (tmp_path / "file").write_text("")
+    monkeypatch.setenv("BGNET_CACHE", str(tmp_path / "file" / "cache"))
     with pytest.warns(UserWarning, match="cannot cache"):
-        db = OneSidedBearoff.load_or_build(tmp_path / "file" / "bo.npz")
+        db = OneSidedBearoff.load_or_build()
     assert db.path is None and db.expected_rolls(np.array([1, 0, 0, 0, 0, 0])) == 1.0
 
 
@@ -467,3 +484,37 @@ def test_command_show_refuses_a_contact_position(tmp_path):
 
     with pytest.raises(BgnetError, match="not a bear-off race"):
         _run(["bearoff", "show", position_id(STARTING.board), "--path", str(tmp_path / "x.npz")])
+
+
+def test_command_refuses_a_path_that_is_not_a_database_or_has_no_folder(tmp_path, counted_build):
+    from bgnet.errors import BgnetError
+
+    game = tmp_path / "game.mat"
+    game.write_text("; a match file\n")
+    pid = position_id(race({6: 1}, {6: 15}))
+    with pytest.raises(BgnetError, match="game.mat exists and is not a bgnet bearoff database"):
+        _run(["bearoff", "show", pid, "--path", str(game)])
+    with pytest.raises(BgnetError, match="game.mat exists and is not a bgnet bearoff database"):
+        _run(["bearoff", "build", "--path", str(game)])
+    missing = tmp_path / "nonexistent" / "x"
+    with pytest.raises(BgnetError, match="nonexistent does not exist"):
+        _run(["bearoff", "build", "--path", str(missing)])
+    with pytest.raises(BgnetError, match="nonexistent does not exist"):
+        _run(["bearoff", "show", pid, "--path", str(missing)])
+    assert game.read_text() == "; a match file\n" and not missing.parent.exists()
+    assert counted_build == []
+
+
+@pytest.mark.parametrize(
+    ("board", "who"),
+    [
+        (Position.from_points({}, {}).board, "neither side"),
+        (Position.from_points({}, {1: 3}).board, "the side on roll"),
+        (Position.from_points({2: 1}, {}).board, "the opponent"),
+    ],
+)
+def test_command_show_refuses_a_finished_game(board, who):
+    from bgnet.errors import BgnetError
+
+    with pytest.raises(BgnetError, match=f"the game is over: {who}"):
+        _run(["bearoff", "show", position_id(board)])

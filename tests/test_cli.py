@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 
-import gnubg_nn
 import pytest
 
 from bgnet.cli import main
@@ -12,6 +11,7 @@ from bgnet.formats import board_from_position_id, board_to_gnubg, position_id
 from bgnet.position import Position, flip
 
 START = "4HPwATDgc/ABMA"
+FINISHED = position_id(Position.from_points({}, {1: 2, 6: 1}).board)  # the side on roll has no checker
 
 
 def run(capsys, *argv):
@@ -29,6 +29,7 @@ def test_moves_lists_one_play_per_line_with_the_resulting_id(capsys):
 
 
 def test_moves_json_matches_gnubg_and_ids_are_seen_by_the_opponent(capsys):
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     code, out, _ = run(capsys, "moves", START, "3-1", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["position"] == START and doc["dice"] == [3, 1]
@@ -60,6 +61,7 @@ def test_no_legal_play_gives_an_empty_list(capsys):
 
 
 def test_batch_writes_one_object_per_line_in_order(capsys, tmp_path):
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     f = tmp_path / "in.txt"
     f.write_text(f"{START} 66\n\n{START} 2-1\n")
     code, out, _ = run(capsys, "moves", "--batch", str(f))
@@ -91,6 +93,12 @@ def test_batch_reports_a_bad_line_in_place_and_exits_2(capsys, tmp_path):
         (["moves", START, "x"], "two digits"),
         (["moves", START], "dice"),
         (["moves", "--batch", "/nonexistent/file"], "cannot read"),
+        (["moves", "AAAAAAAAAAAAAA", "31"], "the game is over: neither side has a checker"),
+        (["moves", FINISHED, "31"], "the game is over: the side on roll has borne off all 15"),
+        (["analyze", "AAAAAAAAAAAAAA"], "the game is over"),
+        (["analyze", FINISHED, "--dice", "31"], "the game is over"),
+        (["bearoff", "show", FINISHED], "the game is over"),
+        (["bearoff", "show", position_id(flip(Position.from_points({}, {1: 1}).board))], "the opponent has"),
         (["watch", "--delay", "-1"], "--delay"),
         (["analyze", "--batch", "-", "--xgid", "x"], "--batch"),
     ],
@@ -109,3 +117,37 @@ def test_the_dice_of_an_xgid_are_used_when_none_are_typed(capsys):
     _, typed, _ = run(capsys, "moves", xgid, "52", "--json")
     _, implied, _ = run(capsys, "moves", xgid, "--json")
     assert json.loads(implied) == json.loads(typed)
+
+
+def test_a_finished_game_in_a_batch_is_an_error_line(capsys, tmp_path):
+    f = tmp_path / "in.txt"
+    f.write_text(f"{FINISHED} 31\n{START} 31\n")
+    code, out, err = run(capsys, "moves", "--batch", str(f))
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert code == 2 and "the game is over" in docs[0]["error"] and len(docs[1]["plays"]) == 16
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", [["moves", "--batch"], ["analyze", "--batch"]])
+def test_a_binary_batch_file_is_one_line_naming_it(tmp_path, command):
+    f = tmp_path / "board.png"
+    f.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bgnet.cli", *command, str(f)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert f"cannot read {f}: not a UTF-8 text file (byte 0x89 at offset 0)" in proc.stderr
+
+
+def test_binary_standard_input_is_one_line():
+    # Depending on the locale, Python reads such bytes as text with escapes or refuses them: either
+    # way one line and exit 2.
+    proc = subprocess.run(
+        [sys.executable, "-m", "bgnet.cli", "moves", "--batch", "-"],
+        input=b"\xff\xfe\x00",
+        capture_output=True,
+        timeout=120,
+    )
+    err = proc.stderr.decode(errors="replace")
+    assert proc.returncode == 2 and err.count("\n") == 1 and err.startswith("bgnet: error: ")

@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 from bgnet.dice import ALL_ROLLS, Dice
 from bgnet.errors import IllegalMoveError
-from bgnet.movegen import legal_plays
-from bgnet.notation import format_point, parse_play, parse_point
+from bgnet.notation import format_point, legal_plays, parse_play, parse_point
 from bgnet.position import STARTING, Position
 from tests.boards import legal_boards, pos
 
@@ -108,11 +107,30 @@ def test_ambiguous_input_names_the_candidates():
         ("55", "13/8(0)", "repeated 1 to 4 times"),
         ("61", "24/18 12/11", "no checker on 12"),
         ("64", "13/8 13/8", "not a legal play"),
+        ("51", "24/20", "not a legal play of 5-1: the dice do not make those moves"),
+        ("51", "13/8 24/22", "not a legal play of 5-1: the dice do not make those moves"),
+        ("51", "24/23", "incomplete"),
+        ("51", "13/8", "incomplete"),
+        ("33", "8/5(2)", "incomplete"),
+        ("33", "8/4", "the dice do not make those moves"),
     ],
 )
 def test_bad_input_gets_a_clear_message(dice, text, message):
     with pytest.raises(IllegalMoveError, match=message):
         parse_play(STARTING, dice, text)
+
+
+def test_a_play_the_dice_cannot_make_is_illegal_not_incomplete():
+    """24/20 with 5-1: no way of playing a 5 and a 1 moves a checker 4 pips."""
+    with pytest.raises(IllegalMoveError) as err:
+        parse_play(STARTING, "51", "24/20")
+    assert "incomplete" not in str(err.value) and "not a legal play of 5-1" in str(err.value)
+    # Bearing off, a die may be larger than the distance: 3/off with the 4 or the 5 (one die left)
+    # is incomplete; 3/off with both is not a way to play 5-4.
+    bear = pos({6: 1, 3: 1}, {1: 2})
+    with pytest.raises(IllegalMoveError, match="incomplete"):
+        parse_play(bear, "54", "3/off")
+    assert play_of(bear, "54", "6/1 3/off") == "6/1 3/off"
 
 
 def test_blocked_point_and_the_bar_rule():

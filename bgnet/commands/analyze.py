@@ -12,6 +12,12 @@ the cube, the score and the match length, and its dice are used when
 play.  With a cube state, a play's equity is cubeful: the opponent's
 cubeful equity after the play (its best cube action first, gnubg's way of
 ranking plays) turned to the mover's side, in units of the current cube.
+
+At ``--ply`` above 0 only the plays that pass gnubg's move filter are
+evaluated that deep; the others keep their 0-ply value.  Each play is
+labelled with the ply it was evaluated at (``"ply"``), the deepest come
+first, and a play's loss compares like with like: the best play's equity at
+that play's ply minus the play's own.
 """
 
 from __future__ import annotations
@@ -23,13 +29,13 @@ import sys
 import numpy as np
 
 from bgnet.commands.common import dice_of, read_lines
-from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity, race_pips
+from bgnet.cube import CubeState, MatchState, cube_decision, cubeful_equity, race_pips
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
 from bgnet.formats import MatchInfo, Xgid, match_info_from_id, parse_position, parse_xgid, position_ids
 from bgnet.movegen import generate
 from bgnet.notation import format_play
-from bgnet.position import Position
+from bgnet.position import Position, check_in_play
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 
@@ -38,27 +44,7 @@ __all__ = ["register", "run"]
 
 def cube_context(info: Xgid | MatchInfo | None) -> tuple[CubeState, MatchState] | None:
     """The cube and match state, from the side on roll, that an XGID or Match ID carries."""
-    if info is None:
-        return None
-    if isinstance(info, Xgid):
-        owner = {0: CubeOwner.CENTERED, 1: CubeOwner.ME, -1: CubeOwner.OPPONENT}[info.cube_owner]
-        if info.match_length:
-            match = MatchState.match(info.match_length, info.score, crawford=info.crawford)
-        else:
-            match = MatchState.money(jacoby=info.jacoby, beavers=info.beavers)
-        return CubeState(info.cube_value, owner), match
-    me = info.player_on_roll
-    owner = (
-        CubeOwner.CENTERED
-        if info.cube_owner < 0
-        else (CubeOwner.ME if info.cube_owner == me else CubeOwner.OPPONENT)
-    )
-    score = (info.score[me], info.score[1 - me])
-    if info.match_length:
-        match = MatchState.match(info.match_length, score, crawford=info.crawford)
-    else:
-        match = MatchState.money(jacoby=info.jacoby)
-    return CubeState(info.cube_value, owner), match
+    return None if info is None else info.state()
 
 
 def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
@@ -78,20 +64,21 @@ def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
         )
         return out
     batch = generate(board[None, :], np.array([[dice.high, dice.low]]))
-    probs = ev.rank(batch, ply) if len(batch.positions) else np.empty((0, 5))
-    if ctx is None:
-        eq = equity(probs)
+    if len(batch.positions):
+        probs, plies = ev.rank(batch, ply, with_plies=True)
     else:
-        theirs = (ctx[0].flipped(), ctx[1].flipped())
-        eq = np.array(
-            [
-                -cubeful_equity(flip_probs(p), *theirs, pips=race_pips(r), cube_action=True)
-                for p, r in zip(probs, batch.positions, strict=True)
-            ]
-        )
-    order = np.argsort(-eq, kind="stable")
+        probs, plies = np.empty((0, 5)), np.empty(0, dtype=np.int64)
+    eq = _mover_equities(probs, batch.positions, ctx)
+    order = np.lexsort((-eq, -plies))  # the deepest evaluated first, then by equity
     ids = position_ids(batch.positions)
-    best = eq[order[0]] if len(order) else 0.0
+    # A play's loss is against the best play's equity at the same ply (like with like).
+    best_at = {}
+    if len(order):
+        top = order[0]
+        best_at[int(plies[top])] = eq[top]
+        for p in sorted(set(plies.tolist()) - {int(plies[top])}):
+            eq_p = _mover_equities(ev.rank(batch, p), batch.positions, ctx)
+            best_at[p] = eq_p[top]
     plays = []
     for r in order:
         steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
@@ -99,9 +86,10 @@ def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
             {
                 "play": format_play(board, steps),
                 "position": ids[r],
+                "ply": int(plies[r]),
                 "equity": round(float(eq[r]), 6),
                 "probabilities": [round(float(x), 6) for x in probs[r]],
-                "loss": round(float(best - eq[r]), 6),
+                "loss": round(float(best_at[int(plies[r])] - eq[r]), 6),
             }
         )
     cube = None if ctx is None else {"value": ctx[0].value, "owner": ctx[0].owner.name.lower()}
@@ -109,8 +97,22 @@ def analyze(ev, position: Position, dice: Dice | None, ctx, ply: int) -> dict:
     return out
 
 
+def _mover_equities(probs: np.ndarray, results: np.ndarray, ctx) -> np.ndarray:
+    """The mover's equity of each result from its probabilities: cubeless, or cubeful with ``ctx``."""
+    if ctx is None:
+        return equity(probs)
+    theirs = (ctx[0].flipped(), ctx[1].flipped())
+    return np.array(
+        [
+            -cubeful_equity(flip_probs(p), *theirs, pips=race_pips(r), cube_action=True)
+            for p, r in zip(probs, results, strict=True)
+        ]
+    )
+
+
 def _parse(text: str, dice_text: str | None, xgid: str | None, match_id: str | None):
     position, info = parse_position(text)
+    check_in_play(position.board)
     if xgid is not None:
         info = parse_xgid(xgid)
     elif match_id is not None:
@@ -142,28 +144,34 @@ def _print_text(result: dict) -> None:
     for i, p in enumerate(result["plays"], 1):
         pr = p["probabilities"]
         print(
-            f"{i:3d}. {p['play']:<{width}}  {p['equity']:+.4f} ({-p['loss']:+.4f})   "
+            f"{i:3d}. {p['play']:<{width}}  {p['ply']}-ply {p['equity']:+.4f} ({-p['loss']:+.4f})   "
             f"{pr[0]:.3f} {pr[1]:.3f} {pr[2]:.3f} - {1 - pr[0]:.3f} {pr[3]:.3f} {pr[4]:.3f}"
         )
 
 
 def run(args: argparse.Namespace) -> int:
-    from bgnet.commands.common import load_evaluator
+    # Imported here, not at the top, for start-up time: it loads torch, which `bgnet --help` must not.
+    from bgnet.evaluator import NetEvaluator
 
     if (args.position is None) == (args.batch is None) and args.xgid is None:
         raise BgnetError("give a POSITION (or --xgid) or --batch FILE")
     if args.batch is not None and (args.xgid or args.match_id or args.dice):
         raise BgnetError("--xgid, --match-id and --dice apply to one POSITION, not to --batch lines")
-    ev = load_evaluator(args.checkpoint)
     if args.batch is None:
         position, dice, ctx = _parse(args.position or args.xgid, args.dice, args.xgid, args.match_id)
-        result = analyze(ev, position, dice, ctx, args.ply)
+        result = analyze(NetEvaluator.from_checkpoint(args.checkpoint), position, dice, ctx, args.ply)
         if args.json:
             print(json.dumps(result))
         else:
             _print_text(result)
         return 0
-    lines = read_lines(args.batch)
+    try:
+        lines = read_lines(args.batch)
+    except UnicodeDecodeError as e:
+        name = "standard input" if args.batch == "-" else args.batch
+        byte = f"byte 0x{e.object[e.start]:02x} at offset {e.start}"
+        raise BgnetError(f"cannot read {name}: not a UTF-8 text file ({byte})") from None
+    ev = NetEvaluator.from_checkpoint(args.checkpoint)
     errors = 0
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):

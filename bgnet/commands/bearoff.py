@@ -2,6 +2,8 @@
 
 ``bgnet bearoff build [--path P]`` builds the database and writes it to the
 cache (``$BGNET_CACHE/bearoff-os15.npz`` unless ``--path``), always anew.
+A ``--path`` in a folder that does not exist, or naming a file that is not
+a bearoff database, is refused (nothing is created or overwritten).
 ``bgnet bearoff show POSITION [--path P] [--json]`` prints both sides'
 distributions of rolls to bear off and, for a pure bear-off race, the exact
 cubeless probabilities of the side on roll (building the database first if
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -51,8 +54,10 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from bgnet.bearoff import OneSidedBearoff
+    from bgnet.bearoff import OneSidedBearoff, check_path
 
+    if args.path is not None:  # refuse a bad path before the build, not after it
+        check_path(Path(args.path).expanduser())
     start = time.perf_counter()
     db = OneSidedBearoff.build()
     built = time.perf_counter() - start
@@ -75,11 +80,12 @@ def _dist_text(dist: np.ndarray) -> str:
 def _cmd_show(args: argparse.Namespace) -> int:
     from bgnet.bearoff import OneSidedBearoff
     from bgnet.formats import parse_position
-    from bgnet.position import flip
+    from bgnet.position import check_in_play, flip
     from bgnet.probabilities import equity
 
     position, _ = parse_position(args.position)
     board = position.board
+    check_in_play(board)
     if not OneSidedBearoff.covers(board[None, :])[0]:
         raise BgnetError("not a bear-off race: every checker must be in its own home board, none on the bar")
     db = OneSidedBearoff.load_or_build(args.path)
