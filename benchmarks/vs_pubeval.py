@@ -9,7 +9,6 @@ choice; each game starts with a fresh opening roll, seats by the roll.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
@@ -18,6 +17,7 @@ from bgnet.checkpoint import DEFAULT, load_network
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import play_match
 from bgnet.pubeval import pubeval_best
+from bgnet.stats import mean_ci
 
 
 def main() -> None:
@@ -31,8 +31,7 @@ def main() -> None:
     t = time.perf_counter()
     pts = play_match((ev.choose, lambda b, _p: pubeval_best(b)), args.games, np.random.default_rng(args.seed))
     elapsed = time.perf_counter() - t
-    ppg = pts.mean()
-    ci = 1.96 * pts.std(ddof=1) / math.sqrt(len(pts))
+    ppg, ci = mean_ci(pts)
     counts = {k: int((pts == k).sum()) for k in (3, 2, 1, -1, -2, -3)}
     print(f"checkpoint: {args.checkpoint} ({state['counters']['games']} training games, {encoder.name})")
     print(f"games: {len(pts)} in {elapsed:.0f} s ({len(pts) / elapsed:.0f} games/s), seed {args.seed}")
