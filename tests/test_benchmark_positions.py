@@ -17,9 +17,11 @@ from bgnet.movegen import generate
 from bgnet.players import PubevalPlayer
 from bgnet.position import STARTING, Position
 
-# The sample of gnubg's benchmark files (see /work/shared/backgammon-data/README.md); not shipped.
+# The sample of gnubg's benchmark files, not shipped: in the shared data folder next to the
+# repository (../shared/backgammon-data/, see its README.md), or where BGNET_BENCHMARK_SAMPLE says.
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared"
 SAMPLE = Path(
-    os.environ.get("BGNET_BENCHMARK_SAMPLE", "/work/shared/backgammon-data/gnubg-1.00-benchmark-sample")
+    os.environ.get("BGNET_BENCHMARK_SAMPLE", SHARED / "backgammon-data" / "gnubg-1.00-benchmark-sample")
 )
 needs_sample = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the gnubg benchmark sample is not here")
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import itertools
 
-import gnubg_nn
 import numpy as np
 import pytest
 from boards import legal_boards
@@ -152,6 +151,7 @@ def test_starting_position_has_the_documented_position_id() -> None:
 
 def test_gnubg_nn_moves_its_second_side_so_the_second_side_is_on_roll() -> None:
     # One checker for the side at index 1 only: every legal move moves it.
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     b = [[0] * 25, [0] * 25]
     b[1][7] = 2
     b[0][5] = 1
@@ -163,6 +163,7 @@ def test_gnubg_nn_moves_its_second_side_so_the_second_side_is_on_roll() -> None:
 
 def test_position_id_encodes_the_player_not_on_roll_first() -> None:
     # Our checker on our 1 point: 25 empty points of the opponent come first.
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     ours = np.zeros(26, dtype=np.int8)
     ours[1] = 1
     assert position_id(ours) == pack_bits("0" * 25 + "10", 10) == "AAAAAgAAAAAAAA"
@@ -179,6 +180,7 @@ def test_position_id_encodes_the_player_not_on_roll_first() -> None:
     "pid", ["4HPwATDgc/ABMA", "jGfkASjg8wcBMA", "zGbiIQgxH/AAWA", "zGbiIYCYD3gALA", "vzsAAFhu2xFABA"]
 )
 def test_known_position_ids_round_trip_and_agree_with_gnubg_nn(pid: str) -> None:
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     board = board_from_position_id(pid)
     assert position_id(board) == pid
     assert np.array_equal(board, board_from_gnubg(gnubg_nn.board_from_position_id(pid)))
@@ -210,6 +212,7 @@ def test_position_id_round_trips_on_random_legal_boards(board: np.ndarray) -> No
 
 @given(legal_boards())
 def test_position_id_agrees_with_gnubg_nn_on_random_boards(board: np.ndarray) -> None:
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     pid = position_id(board)
     assert pid == gnubg_nn.position_id(board_to_gnubg(board))
     assert np.array_equal(board_from_gnubg(gnubg_nn.board_from_position_id(pid)), board)
@@ -660,6 +663,7 @@ def test_parse_position_of_position_id_gives_back_the_board(board: np.ndarray) -
 
 @given(st.lists(legal_boards(), min_size=1, max_size=20))
 def test_position_ids_of_a_batch_equal_gnubgs_one_by_one(boards: list[np.ndarray]) -> None:
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     from bgnet.formats import position_ids
 
     assert position_ids(np.stack(boards)) == [gnubg_nn.position_id(board_to_gnubg(b)) for b in boards]

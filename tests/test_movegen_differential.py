@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import gnubg_nn
 import numpy as np
 import pytest
 
 from bgnet.formats import board_from_gnubg, board_from_position_id, board_to_gnubg
 from bgnet.movegen import generate
 from bgnet.position import Position, flip
+
+pytestmark = pytest.mark.slow  # 35,000 (position, roll) pairs against gnubg-nn and the perft file
 
 DATA = Path(__file__).parent / "data"
 POSITIONS_FILE = DATA / "movegen_positions.txt"
@@ -127,6 +128,7 @@ def keys_to_gnubg(keys: list[str]) -> np.ndarray:
 
 def input_boards(cases) -> np.ndarray:
     """Boards of the cases as gnubg decodes their IDs, in bgnet's layout."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     g = np.array([gnubg_nn.board_from_position_id(c.pid) for c in cases], dtype=np.int16)
     return gnubg_to_ours(g)
 
@@ -137,6 +139,7 @@ def dice_of(cases) -> np.ndarray:
 
 def gnubg_results(cases) -> tuple[np.ndarray, np.ndarray]:
     """gnubg's distinct resulting positions, seen by the mover: (offsets, (M, 26) boards)."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     keys: list[str] = []
     offsets = [0]
     for c in cases:
@@ -248,6 +251,7 @@ def test_positions_file_is_big_and_covers_every_kind():
 def test_position_ids_decode_with_side_on_roll_second():
     """The IDs decode to legal boards: <= 15 checkers a side, no shared point,
     and both sides still have checkers (the side on roll is board[1])."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     g = np.array([gnubg_nn.board_from_position_id(c.pid) for c in positions()], dtype=np.int16)
     assert (g >= 0).all()
     per_side = g.sum(axis=2)
@@ -257,6 +261,7 @@ def test_position_ids_decode_with_side_on_roll_second():
 
 def test_key_decoder_matches_gnubg():
     """This file's vectorised key decoding agrees with gnubg_nn.board_from_position_key."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     cases = positions()[:: max(1, len(positions()) // 300)]
     keys = []
     for c in cases:
@@ -289,6 +294,7 @@ def test_bgnet_position_ids_agree_with_gnubg():
 
 
 def test_bgnet_gnubg_layout_conversion_round_trips():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     cases = positions()[::50]
     g = np.array([gnubg_nn.board_from_position_id(c.pid) for c in cases], dtype=np.int16)
     ours = gnubg_to_ours(g)
@@ -361,6 +367,7 @@ def replay(boards: np.ndarray, offsets: np.ndarray, steps: np.ndarray) -> np.nda
 
 
 def test_steps_replay_to_positions():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     cases = list(positions())
     bad: list[str] = []
     n_bad = 0
@@ -415,6 +422,7 @@ def test_perft_file_has_the_landmarks():
 
 def test_perft_counts_are_gnubgs():
     """The golden counts still are what this gnubg-nn says (catches a changed gnubg-nn)."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     bad = []
     for c in perft():
         n = len(gnubg_nn.moves(gnubg_nn.board_from_position_id(c.pid), c.d1, c.d2))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import re
 
-import gnubg_nn
 import numpy as np
 import pytest
 from boards import legal_boards
@@ -85,6 +84,7 @@ def test_format_point_names_bar_and_off() -> None:
 
 def test_gnubg_nn_move_list_example_formats_as_gnubg_would() -> None:
     # One of ours on the bar, two on our 3 point, an opponent blot on our 19 (their 6).
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     b = [[0] * 25, [0] * 25]
     b[1][24] = 1
     b[1][2] = 2
@@ -155,6 +155,7 @@ def apply_notation(start: np.ndarray, text: str) -> np.ndarray:
 @settings(max_examples=60, deadline=None)
 @given(legal_boards(), st.integers(1, 6), st.integers(1, 6))
 def test_notation_of_every_gnubg_play_replays_to_the_same_board(board: np.ndarray, d1: int, d2: int) -> None:
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     for _key, steps in gnubg_nn.moves(board_to_gnubg(board), d1, d2, 1):
         played = board.astype(np.int32)
         for src, dst in steps:
@@ -166,6 +167,7 @@ def test_notation_of_every_gnubg_play_replays_to_the_same_board(board: np.ndarra
 @settings(max_examples=60, deadline=None)
 @given(legal_boards(), st.integers(1, 6), st.integers(1, 6), st.randoms(use_true_random=False))
 def test_format_play_ignores_the_order_of_the_steps(board: np.ndarray, d1: int, d2: int, rnd) -> None:
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     for _key, steps in gnubg_nn.moves(board_to_gnubg(board), d1, d2, 1):
         shuffled = list(steps)
         rnd.shuffle(shuffled)

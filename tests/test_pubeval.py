@@ -17,7 +17,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import gnubg_nn
 import numpy as np
 import pytest
 
@@ -113,6 +112,7 @@ def result_of(board: Position, dice: tuple[int, int], ours: dict[int, int], thei
 
 
 def test_choice_matches_gnubg_pub_best_move():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     boards, dice, kinds = cases()
     n = len(boards)
     assert n >= MIN_CASES, f"only {n} inputs in {POSITIONS_FILE.name}"
@@ -159,6 +159,7 @@ def test_choice_matches_gnubg_pub_best_move():
 def test_scores_bit_identical_to_gnubg_pub_eval_score():
     """pub_eval_score(board) scores ``board[0]`` (the side not on roll, i.e. the one that
     just moved) with gnubg's own race test on that board: our ``race=None``."""
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     boards, dice, _ = cases()
     batch = generate(boards[::7], dice[::7])
     rows = np.random.default_rng(7).choice(len(batch.positions), 4000, replace=False)
@@ -169,6 +170,7 @@ def test_scores_bit_identical_to_gnubg_pub_eval_score():
 
 
 def test_race_test_matches_gnubg_classify():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     boards, _, _ = cases()
     sample = boards[::5]
     gnubg = np.array([gnubg_nn.classify(board_to_gnubg(b)) <= gnubg_nn.c_race for b in sample])
@@ -250,6 +252,7 @@ def test_weights_of_the_position_before_the_move():
     # Our last checker on 20 is behind their 15 checkers on their 6 point (our 19):
     # contact.  6-5 runs it past them (20/14/9), a race after the move, but
     # Tesauro and gnubg still use the contact weights for every play of the roll.
+    gnubg_nn = pytest.importorskip("gnubg_nn")
     board = Position.from_points({20: 1, 6: 14}, {6: 15})
     assert not is_race(board.board)[0]
     batch = generate(board.board[None, :], np.array([[6, 5]]))
