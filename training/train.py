@@ -34,6 +34,7 @@ from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.pubeval import pubeval_best
+from bgnet.stats import mean_ci
 from bgnet_training.config import ConfigError, TrainConfig, make_config
 from bgnet_training.grow import widen_into
 from bgnet_training.td import lambda_returns
@@ -56,14 +57,9 @@ def learning_rate(cfg: TrainConfig, games_done: int) -> float:
     return cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + math.cos(math.pi * frac))
 
 
-def ppg_ci(points: np.ndarray) -> tuple[float, float]:
-    """Mean points per game and the half-width of its 95% confidence interval."""
-    return float(points.mean()), float(1.96 * points.std(ddof=1) / math.sqrt(len(points)))
-
-
 def evaluate_vs_pubeval(evaluator: NetEvaluator, games: int, rng: np.random.Generator) -> tuple[float, float]:
     """The network's cubeless ppg against pubeval over ``games`` games, with its 95% CI half-width."""
-    return ppg_ci(play_match((evaluator.choose, lambda b, _p: pubeval_best(b)), games, rng))
+    return mean_ci(play_match((evaluator.choose, lambda b, _p: pubeval_best(b)), games, rng))
 
 
 def selfplay_chooser(evaluator: NetEvaluator, epsilon: float, rng: np.random.Generator):
