@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test watch play moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
+.PHONY: setup test test-fast watch play moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
 
 setup: $(STAMP)
 
@@ -28,8 +28,14 @@ moves: $(STAMP)
 train: $(STAMP)
 	.venv/bin/bgnet train --config configs/default.toml
 
+## The whole test suite (a few minutes).
 test: $(STAMP)
 	$(PY) -m pytest
+
+## The tests not marked slow (under a minute): gnubg differential runs, whole sessions and long
+## self-play are left out.
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow"
 
 bench-movegen: $(STAMP)
 	$(PY) benchmarks/movegen.py

@@ -169,11 +169,11 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 def _cmd_watch(args: argparse.Namespace) -> int:
     """Watch the network (X) play a game against pubeval or itself (O), move by move."""
+    if args.delay < 0:
+        raise BgnetError(f"--delay must be 0 or more, got {args.delay}")
     from bgnet.checkpoint import DEFAULT, read  # these two here for start-up time (they load torch)
     from bgnet.evaluator import NetEvaluator
 
-    if args.delay < 0:
-        raise BgnetError(f"--delay must be 0 or more, got {args.delay}")
     ev = NetEvaluator.from_checkpoint(args.checkpoint)
     state = read(args.checkpoint or DEFAULT)
     names = ("bgnet", "pubeval" if args.opponent == "pubeval" else "bgnet")

@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from boards import tiny_checkpoint
 
 from bgnet.cli import main
 from bgnet.commands.analyze import cube_context
 from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision, cubeful_equity
 from bgnet.formats import MatchInfo, parse_position
 from bgnet.probabilities import flip as flip_probs
-from bgnet_training.config import make_config
-from bgnet_training.train import Trainer
 
 START = "4HPwATDgc/ABMA"
 XGID_ROLLED = "XGID=-b----E-C---eE---c-e----B-:1:1:1:31:3:2:0:7:10"
@@ -20,11 +19,7 @@ XGID_TO_ROLL = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:2:0:7:10"
 
 @pytest.fixture(scope="module")
 def ckpt(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("runs")
-    cfg = make_config(dict(name="t", hidden=(8,), games=16, parallel_games=8, train_games=8, eval_every=0))
-    trainer = Trainer(cfg, tmp, progress=False)
-    trainer.run()
-    return str(trainer.latest_checkpoint())
+    return str(tiny_checkpoint(tmp_path_factory.mktemp("net") / "tiny.pt"))
 
 
 def run(capsys, *argv):

@@ -127,6 +127,7 @@ def test_a_selected_batch_keeps_its_inputs_and_rows_become_plays():
     assert play.notation in {p.notation for p in legal_plays(STARTING, Dice(3, 1))}
 
 
+@pytest.mark.slow
 def test_jobs_split_the_games_without_changing_them():
     one = arena.play("pubeval", "random", 12, seed=8, slots=4)
     two = arena.play("pubeval", "random", 12, seed=8, slots=4, jobs=2)

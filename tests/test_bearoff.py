@@ -179,6 +179,7 @@ def test_known_first_checker_values(db):
 # --------------------------------------------------------------------------- gnubg
 
 
+@pytest.mark.slow
 def test_distributions_agree_with_gnubg(db):
     # gnubg stores its distributions as 16-bit fractions and builds each level from the rounded
     # ones: up to 8 checkers they agree to its rounding; beyond, rounding flips a few near-ties
@@ -286,6 +287,7 @@ def _two_sided_win(x: tuple[int, ...], y: tuple[int, ...]) -> float:
     return w
 
 
+@pytest.mark.slow
 def test_win_probability_matches_a_two_sided_recursion(db):
     small = [c for c in _small_positions(3) if sum(c)]
     pairs = [(x, y) for x in small for y in small]

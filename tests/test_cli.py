@@ -103,13 +103,17 @@ def test_batch_reports_a_bad_line_in_place_and_exits_2(capsys, tmp_path):
         (["analyze", "--batch", "-", "--xgid", "x"], "--batch"),
     ],
 )
-def test_bad_input_exits_2_with_one_line_naming_the_problem(argv, words):
+def test_bad_input_exits_2_with_one_line_naming_the_problem(capsys, argv, words):
+    code, out, err = run(capsys, *argv)  # an exception escaping main would fail the test
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("bgnet: error: ") and words in err
+
+
+def test_bad_input_from_the_command_line_gives_no_traceback():
     proc = subprocess.run(
-        [sys.executable, "-m", "bgnet.cli", *argv], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "bgnet.cli", "moves", START, "71"], capture_output=True, text=True, timeout=120
     )
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and words in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and proc.stderr == "bgnet: error: a die shows 1 to 6, got 7\n"
 
 
 def test_the_dice_of_an_xgid_are_used_when_none_are_typed(capsys):

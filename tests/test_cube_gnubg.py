@@ -31,6 +31,8 @@ import pytest
 from bgnet import met
 from bgnet.cube import CubeOwner, CubeState, MatchState, cube_decision
 
+pytestmark = pytest.mark.slow  # runs the real gnubg program on 680 cases
+
 GNUBG = Path("/usr/games/gnubg")
 HERE = Path(__file__).parent
 SCRIPT = HERE / "tools" / "gnubg_cube_cases.py"

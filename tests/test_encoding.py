@@ -161,6 +161,7 @@ def test_flipping_the_board_swaps_our_blocks_and_theirs(encoder):
     assert_flip_swaps_sides(encoder, data_boards()[::7])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(legal_boards(), min_size=1, max_size=8))
 def test_random_legal_boards(boards):

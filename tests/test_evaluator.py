@@ -196,6 +196,7 @@ def test_1_ply_matches_the_reference(kind):
     np.testing.assert_allclose(got, want, atol=2e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("full", [False, True])
 def test_2_ply_matches_the_reference_with_gnubg_style_and_full_expectimax_replies(full):
     boards = np.concatenate([data_boards("bearoff_hit", 2), data_boards("bar_vs_board", 1)])
@@ -281,6 +282,7 @@ def test_rank_at_2_ply_skips_1_ply_with_the_default_filter_and_values_survivors_
     np.testing.assert_allclose(probs[deep], flip_probs(ev.probabilities(batch.positions[deep], 2)), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_choose_at_ply_0_is_the_one_forward_argmin_the_trainer_uses():
     ev = random_net(1)
     boards = data_boards("strong", 30)

@@ -39,11 +39,14 @@ from bgnet.position import STARTING, Position
 ROOT = Path(__file__).resolve().parent.parent
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
 HAVE_GNUBG = os.path.isfile(GNUBG) and os.access(GNUBG, os.X_OK)
-pytestmark = pytest.mark.skipif(
-    not HAVE_GNUBG,
-    reason="GNU Backgammon is not installed (apt-get install gnubg; /usr/games/gnubg): "
-    "the interop tests need the real program",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not HAVE_GNUBG,
+        reason="GNU Backgammon is not installed (apt-get install gnubg; /usr/games/gnubg): "
+        "the interop tests need the real program",
+    ),
+    pytest.mark.slow,  # whole gnubg sessions and matches
+]
 GNUBG_TIMEOUT = 240  # seconds for one gnubg run (a 3-point match takes a few)
 
 

@@ -181,6 +181,7 @@ def _check_round_trip(board: np.ndarray, rng: np.random.Generator) -> int:
     return checked
 
 
+@pytest.mark.slow
 def test_every_legal_play_of_games_round_trips():
     """Every legal play of every roll along a few random games parses back to itself."""
     rng = np.random.default_rng(5)
@@ -200,6 +201,7 @@ def test_every_legal_play_of_games_round_trips():
     assert checked > 1_000
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(legal_boards(), st.sampled_from(ALL_ROLLS))
 def test_random_positions_round_trip(board, dice):

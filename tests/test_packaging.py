@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_a_wheel_installed_outside_the_repo_finds_its_networks_and_plays(tmp_path):
     pytest.importorskip("setuptools")
     dist = tmp_path / "dist"

@@ -220,6 +220,7 @@ def play_cli(args: list[str], stdin: str, timeout: int = 120) -> subprocess.Comp
 SCRIPT = "roll\n#1\ntake\n" * 400  # each prompt takes the line it understands and asks again
 
 
+@pytest.mark.slow
 def test_piped_game_runs_to_the_end_and_is_reproducible(checkpoint, tmp_path):
     args = ["--money", "--games", "1", "--seed", "5", "--checkpoint", str(checkpoint)]
     first = play_cli([*args, "--save", str(tmp_path / "game.mat")], SCRIPT)
@@ -236,6 +237,7 @@ def test_piped_game_runs_to_the_end_and_is_reproducible(checkpoint, tmp_path):
     assert g.over and f"{'You win' if g.winner == 1 else 'bgnet wins'}" in out
 
 
+@pytest.mark.slow
 def test_piped_bad_input_is_answered_and_prompted_again(checkpoint):
     script = "24/30\nhello\n#99\nlist\nhint\n" + SCRIPT
     r = play_cli(["--match", "1", "--seed", "2", "--checkpoint", str(checkpoint)], script)
@@ -247,6 +249,7 @@ def test_piped_bad_input_is_answered_and_prompted_again(checkpoint):
     assert "wins the match." in r.stdout
 
 
+@pytest.mark.slow
 def test_piped_input_that_ends_early_and_bad_arguments(checkpoint):
     r = play_cli(["--match", "3", "--seed", "1", "--checkpoint", str(checkpoint)], "#1\n")
     assert r.returncode == 0 and "Quit (the input ended)." in r.stdout and "Traceback" not in r.stderr

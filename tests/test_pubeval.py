@@ -111,6 +111,7 @@ def result_of(board: Position, dice: tuple[int, int], ours: dict[int, int], thei
 # ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_choice_matches_gnubg_pub_best_move():
     gnubg_nn = pytest.importorskip("gnubg_nn")
     boards, dice, kinds = cases()

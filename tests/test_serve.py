@@ -212,6 +212,7 @@ def test_many_clients_in_parallel(server):
     assert not errors and len(results) == 30 and len(set(results)) == 1
 
 
+@pytest.mark.slow
 def test_cli_serves_and_reports_bad_arguments(checkpoint):
     proc = subprocess.Popen(
         [sys.executable, "-m", "bgnet.cli", "serve", "--port", "0", "--checkpoint", str(checkpoint)],

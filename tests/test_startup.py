@@ -37,7 +37,6 @@ def _modules_after(argv: list[str]) -> tuple[str, str]:
         ["--help"],
         ["--version"],
         ["cube", "--probs", "0.70,0.20,0.01,0.05,0.001", "--length", "7", "--score", "2,4"],
-        ["cube", "--help"],
         ["analyze", "--help"],
         ["bearoff", "show", RACE],
         ["moves", "4HPwATDgc/ABMA", "31"],

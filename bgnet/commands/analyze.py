@@ -149,17 +149,22 @@ def _print_text(result: dict) -> None:
         )
 
 
-def run(args: argparse.Namespace) -> int:
+def _evaluator(checkpoint: str | None):
+    """The network of ``checkpoint`` (default: the shipped one), loaded after the input was checked."""
     # Imported here, not at the top, for start-up time: it loads torch, which `bgnet --help` must not.
     from bgnet.evaluator import NetEvaluator
 
+    return NetEvaluator.from_checkpoint(checkpoint)
+
+
+def run(args: argparse.Namespace) -> int:
     if (args.position is None) == (args.batch is None) and args.xgid is None:
         raise BgnetError("give a POSITION (or --xgid) or --batch FILE")
     if args.batch is not None and (args.xgid or args.match_id or args.dice):
         raise BgnetError("--xgid, --match-id and --dice apply to one POSITION, not to --batch lines")
     if args.batch is None:
         position, dice, ctx = _parse(args.position or args.xgid, args.dice, args.xgid, args.match_id)
-        result = analyze(NetEvaluator.from_checkpoint(args.checkpoint), position, dice, ctx, args.ply)
+        result = analyze(_evaluator(args.checkpoint), position, dice, ctx, args.ply)
         if args.json:
             print(json.dumps(result))
         else:
@@ -171,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         name = "standard input" if args.batch == "-" else args.batch
         byte = f"byte 0x{e.object[e.start]:02x} at offset {e.start}"
         raise BgnetError(f"cannot read {name}: not a UTF-8 text file ({byte})") from None
-    ev = NetEvaluator.from_checkpoint(args.checkpoint)
+    ev = _evaluator(args.checkpoint)
     errors = 0
     for n, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
