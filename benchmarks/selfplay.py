@@ -1,5 +1,9 @@
 """Self-play speed: bgnet training games/s (default config) against gnubg-nn 0-ply self-play games/s.
 
+It also measures, in the same run, training with one self-play worker per
+core (``workers = -1``: worker processes play and label, the learner trains)
+against the single-process mode, and prints ``ratio workers vs single``.
+
 bgnet's figure is real training: B games in lockstep, one network forward
 per ply over all candidates, TD(lambda) updates and checkpoints, with the
 recipe of ``configs/default.toml`` (only ``games`` and evaluation changed).
@@ -26,11 +30,11 @@ from bgnet_training.train import Trainer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bgnet_games_per_s(config: Path, games: int, threads: int | None) -> tuple[float, str]:
-    extra = {} if threads is None else {"threads": threads}
+def bgnet_games_per_s(config: Path, games: int, threads: int | None, workers: int = 0) -> tuple[float, str]:
+    extra = {"workers": workers} if threads is None else {"threads": threads, "workers": workers}
     cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", **extra})
     with tempfile.TemporaryDirectory() as tmp:
-        warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", **extra})
+        warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", **extra, "workers": 0})
         Trainer(warm, tmp, progress=False).run()  # compile / load the Numba caches
         trainer = Trainer(cfg, tmp, progress=False)
         t = time.perf_counter()
@@ -38,6 +42,8 @@ def bgnet_games_per_s(config: Path, games: int, threads: int | None) -> tuple[fl
         elapsed = time.perf_counter() - t
     threads_used = cfg.threads or "all"
     what = f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {threads_used} thread(s)"
+    if workers:
+        what += f", {cfg.worker_count()} workers"
     return games / elapsed, f"{what}, {trainer.device}"
 
 
@@ -68,9 +74,12 @@ def main() -> None:
     args = ap.parse_args()
     ours, what = bgnet_games_per_s(Path(args.config), args.games, args.threads)
     theirs = gnubg_games_per_s(args.gnubg_games, seed=1)
+    par, par_what = bgnet_games_per_s(Path(args.config), args.games, args.threads, workers=-1)
     print(f"bgnet training self-play ({what}): {ours:8.1f} games/s")
     print(f"gnubg-nn 0-ply self-play (no learning):     {theirs:8.1f} games/s")
+    print(f"bgnet training self-play ({par_what}): {par:8.1f} games/s")
     print(f"ratio vs gnubg selfplay: {ours / theirs:.2f}")
+    print(f"ratio workers vs single: {par / ours:.2f}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ TINY = dict(
     keep_checkpoints=2,
     eval_every=0,
     device="cpu",
+    workers=0,
 )
 
 RACE_BOARD = pos({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 9: 5})  # no contact, not all home: no database value
@@ -156,7 +157,7 @@ def test_ctrl_c_writes_a_checkpoint_before_stopping(tmp_path, monkeypatch):
     import bgnet_training.train as train_module
 
     calls = {"n": 0}
-    real = train_module.td_update
+    real = train_module.fit
 
     def interrupted(*args, **kwargs):
         calls["n"] += 1
@@ -164,7 +165,7 @@ def test_ctrl_c_writes_a_checkpoint_before_stopping(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(train_module, "td_update", interrupted)
+    monkeypatch.setattr(train_module, "fit", interrupted)
     with pytest.raises(KeyboardInterrupt):
         trainer.run()
     latest = trainer.latest_checkpoint()

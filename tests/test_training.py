@@ -28,6 +28,7 @@ TINY = dict(
     keep_checkpoints=2,
     eval_every=0,
     device="cpu",
+    workers=0,
 )
 
 

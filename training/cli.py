@@ -12,6 +12,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="a TOML config, e.g. configs/default.toml")
     parser.add_argument("--runs", default="runs", help="folder of run directories (default: runs)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default="",
+        help="run the self-play workers as Ray actors on the cluster at ADDRESS (auto, HOST:PORT); "
+        "needs bgnet[ray]",
+    )
     docs = default_field_help()
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
     for name in FIELDS:
@@ -33,10 +40,12 @@ def run(args: argparse.Namespace) -> int:
     elif cfg.init:
         print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
     try:
-        st = trainer.run()
+        st = trainer.run(ray=args.ray)
     except KeyboardInterrupt:
         print(f"\nstopped: checkpoint {trainer.latest_checkpoint()} written; run the same command to resume")
         return 130
+    if len(getattr(trainer, "nodes", {})) > 1:
+        print("games by worker node: " + ", ".join(f"{n}: {g}" for n, g in sorted(trainer.nodes.items())))
     ppg = "n/a" if st.last_ppg is None else f"{st.last_ppg:+.3f} ± {st.last_ci:.3f}"
     print(f"run {trainer.dir}: {st.games} games, {st.seconds:.0f} s training, last ppg vs pubeval {ppg}")
     latest = trainer.latest_checkpoint()

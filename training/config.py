@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import os
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -107,6 +108,14 @@ class TrainConfig:
     eval_games: int = 2_000
     """Games per evaluation against pubeval."""
 
+    workers: int = -1
+    """Self-play worker processes: -1 one per CPU core, 0 none (self-play in the learner's process, the
+    only mode whose games replay exactly from the seed), N that many."""
+
+    max_policy_lag: int = -1
+    """The most updates a worker's weights may be behind the learner's when its games are trained on
+    (older batches are dropped); -1: twice the number of workers."""
+
     device: str = "auto"
     """auto (CUDA when available, else CPU), cpu, or cuda."""
 
@@ -145,6 +154,8 @@ class TrainConfig:
             "auto, cpu or cuda",
         )
         need(self.threads >= 0, "threads", "must be >= 0")
+        need(self.workers >= -1, "workers", "-1 (one per core), 0 (none) or a count")
+        need(self.max_policy_lag >= -1, "max_policy_lag", "-1 (twice the workers) or a count")
         need(all(h >= 1 for h in self.race_hidden), "race_hidden", "positive widths (or empty)")
         need(self.race_lr_scale > 0, "race_lr_scale", "must be > 0")
         need(self.target in {"td", "ply1"}, "target", "td or ply1")
@@ -152,6 +163,14 @@ class TrainConfig:
 
         need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")
+
+    def worker_count(self) -> int:
+        """The number of self-play worker processes (0: self-play in the learner's process)."""
+        return (os.cpu_count() or 1) if self.workers == -1 else self.workers
+
+    def policy_lag(self) -> int:
+        """The most updates a trained batch's weights may be behind (see ``max_policy_lag``)."""
+        return 2 * max(1, self.worker_count()) if self.max_policy_lag == -1 else self.max_policy_lag
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -179,7 +198,7 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
-NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot", "init"})
+NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag"})
 """Fields that may change between the sessions of one run."""
 
 

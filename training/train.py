@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,10 @@ from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
-from bgnet_training.config import ConfigError, TrainConfig, make_config
+from bgnet_training.config import ConfigError, TrainConfig, load_config, make_config
 from bgnet_training.grow import widen_into
 from bgnet_training.td import lambda_returns
+from bgnet_training.workers import GameBatch
 
 
 def pick_device(name: str) -> torch.device:
@@ -101,23 +103,20 @@ def training_targets(
     return boards, flat, lambda_returns(values, lengths, finals, lam)[valid]
 
 
-def td_update(
+def fit(
     evaluator: NetEvaluator,
     optimizers: dict[str, torch.optim.Optimizer],
-    games: list[FinishedGame],
-    lam: float,
+    boards: np.ndarray,
+    targets: np.ndarray,
     minibatch: int,
     rng: np.random.Generator,
-    target: str = "td",
-) -> float:
-    """One round of updates on the positions of ``games``; returns the mean squared error to the targets.
+) -> None:
+    """Regress each phase network on its positions of ``boards`` towards ``targets`` (one pass, minibatches).
 
     Each position trains the phase network that values it
     (``evaluator.phases``), with that network's optimizer; positions the
     bearoff database covers are exact and train nothing.
     """
-    boards, values, targets = training_targets(evaluator, games, lam, target)
-    error = float(((targets - values) ** 2).sum(axis=1).mean())
     phases = evaluator.phases(boards)
     if evaluator.bearoff is not None:
         phases[np.asarray(evaluator.bearoff.covers(boards), dtype=bool)] = -1
@@ -137,7 +136,50 @@ def td_update(
             loss.backward()
             optimizer.step()
         model.eval()
-    return error
+
+
+def td_update(
+    evaluator: NetEvaluator,
+    optimizers: dict[str, torch.optim.Optimizer],
+    games: list[FinishedGame],
+    lam: float,
+    minibatch: int,
+    rng: np.random.Generator,
+    target: str = "td",
+) -> float:
+    """One round of updates on the positions of ``games``; returns the mean squared error to the targets."""
+    boards, values, targets = training_targets(evaluator, games, lam, target)
+    fit(evaluator, optimizers, boards, targets, minibatch, rng)
+    return float(((targets - values) ** 2).sum(axis=1).mean())
+
+
+def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
+    """The freshly initialised networks of a config (main, and race when ``race_hidden``), as an evaluator."""
+    encoder = get_encoder(cfg.encoder)
+    model = ValueNet(encoder.width, cfg.hidden, cfg.activation).to(device)
+    race = None
+    if cfg.race_hidden:
+        race_encoder = get_encoder(cfg.race_encoder)
+        race = (ValueNet(race_encoder.width, cfg.race_hidden, cfg.activation).to(device), race_encoder)
+    bearoff = None
+    if cfg.bearoff:
+        from bgnet.bearoff import OneSidedBearoff
+
+        bearoff = OneSidedBearoff.load_or_build()
+    return NetEvaluator(model, encoder, device, race=race, bearoff=bearoff)
+
+
+def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, torch.Tensor]]:
+    """The phase networks' weights by name, on the CPU (what the learner publishes to workers)."""
+    return {
+        name: {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        for name, (model, _) in evaluator.networks().items()
+    }
+
+
+def load_weights(evaluator: NetEvaluator, weights: dict[str, dict[str, torch.Tensor]]) -> None:
+    for name, (model, _) in evaluator.networks().items():
+        model.load_state_dict(weights[name])
 
 
 @dataclass
@@ -163,19 +205,7 @@ class Trainer:
             torch.set_num_threads(cfg.threads)
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
-        encoder = get_encoder(cfg.encoder)
-        model = ValueNet(encoder.width, cfg.hidden, cfg.activation).to(self.device)
-        race = None
-        if cfg.race_hidden:
-            race_encoder = get_encoder(cfg.race_encoder)
-            race_model = ValueNet(race_encoder.width, cfg.race_hidden, cfg.activation).to(self.device)
-            race = (race_model, race_encoder)
-        bearoff = None
-        if cfg.bearoff:
-            from bgnet.bearoff import OneSidedBearoff
-
-            bearoff = OneSidedBearoff.load_or_build()
-        self.evaluator = NetEvaluator(model, encoder, self.device, race=race, bearoff=bearoff)
+        self.evaluator = build_evaluator(cfg, self.device)
         opt_class = torch.optim.Adam if cfg.optimizer == "adam" else torch.optim.SGD
         self.optimizers = {
             name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in self.evaluator.networks().items()
@@ -200,8 +230,6 @@ class Trainer:
     def _check_run_dir(self) -> None:
         saved = self.dir / "config.toml"
         if saved.exists():
-            from training.config import load_config
-
             old = load_config(saved)
             diff = self.cfg.differences(old)
             if diff:
@@ -316,7 +344,8 @@ class Trainer:
                 if k != "games" and isinstance(v, int | float):
                     writer.add_scalar(k, v, self.state.games)
 
-    def run(self) -> RunState:
+    def run(self, *, ray: str = "") -> RunState:
+        """Train until ``cfg.games`` games; with workers (``cfg.workers``) or on a Ray cluster (``ray``)."""
         cfg, st = self.cfg, self.state
         if st.games >= cfg.games:
             return st
@@ -326,48 +355,87 @@ class Trainer:
             writer = SummaryWriter(str(self.dir / "tb"))
         except ImportError:  # tensorboard is a dependency, but training works without it
             writer = None
-        engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True)
-        choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
         bar = tqdm(total=cfg.games, initial=st.games, unit="game", disable=not self.progress, smoothing=0.05)
-        next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-        next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
-        t0, g0 = time.perf_counter(), st.games
+        self.pool = None
         try:
-            self._loop(engine, choose, bar, writer, next_ckpt, next_eval, t0, g0)
+            count = cfg.worker_count()
+            if ray or count > 0:
+                from bgnet_training.workers import make_pool
+
+                if ray and cfg.workers == -1:
+                    import ray as ray_module
+
+                    if not ray_module.is_initialized():
+                        ray_module.init(address=ray, log_to_driver=False)
+                    count = max(1, int(ray_module.cluster_resources().get("CPU", 1)))
+                seed = int(self.rng.integers(2**31))
+                self.pool = make_pool(cfg.to_dict(), count, cfg.train_games, seed, st.updates, ray)
+                self.pool.start(st.updates, network_weights(self.evaluator))
+                source = self.pool.batches()
+            else:
+                source = self._local_batches()
+            self._loop(source, bar, writer)
         except KeyboardInterrupt:
             # Ctrl-C: keep what is trained (the games still in play are lost), then stop.
             self.save_checkpoint()
             raise
         finally:
+            if self.pool is not None:
+                self.pool.stop()
             bar.close()
             if writer is not None:
                 writer.close()
         return st
 
-    def _loop(self, engine, choose, bar, writer, next_ckpt, next_eval, t0, g0) -> None:
+    def _local_batches(self) -> Iterator[GameBatch]:
+        """Self-play in this process: the same protocol as a worker's, deterministic from the seed."""
         cfg, st = self.cfg, self.state
+        engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True)
+        choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
         pending: list[FinishedGame] = []
         while engine.running:
             pending += engine.step(choose)
             if len(pending) < cfg.train_games and engine.running:
                 continue
+            boards, values, targets = training_targets(self.evaluator, pending, cfg.lam, cfg.target)
+            yield GameBatch(boards, values, targets, len(pending), st.updates, -1)
+            pending = []
+
+    def _loop(self, source: Iterator[GameBatch], bar: Any, writer: Any) -> None:
+        cfg, st = self.cfg, self.state
+        next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every if cfg.eval_every else None
+        max_lag = cfg.policy_lag()
+        self.lags: list[int] = []
+        self.nodes: dict[str, int] = {}
+        t0, g0 = time.perf_counter(), st.games
+        for batch in source:
+            lag = st.updates - batch.version
+            if lag > max_lag:
+                self.log({"train/dropped_lag": lag}, writer)
+                continue
+            self.lags.append(lag)
+            self.nodes[batch.node] = self.nodes.get(batch.node, 0) + batch.games
             lr = learning_rate(cfg, st.games)
             for name, optimizer in self.optimizers.items():
                 for group in optimizer.param_groups:
                     group["lr"] = lr * (cfg.race_lr_scale if name == "race" else 1.0)
-            td_error = td_update(
-                self.evaluator, self.optimizers, pending, cfg.lam, cfg.minibatch, self.rng, cfg.target
-            )
+            fit(self.evaluator, self.optimizers, batch.boards, batch.targets, cfg.minibatch, self.rng)
+            error = float(((batch.targets - batch.values) ** 2).sum(axis=1).mean())
             now = time.perf_counter()
-            st.games += len(pending)
+            st.games += batch.games
             st.updates += 1
-            st.positions += sum(len(g.history) for g in pending)
+            st.positions += len(batch.boards)
             st.seconds += now - t0
             speed = (st.games - g0) / max(now - t0, 1e-9)
             t0, g0 = now, st.games
-            bar.update(len(pending))
-            pending = []
-            self.log({"loss/td_error": td_error, "train/lr": lr, "speed/games_per_s": speed}, writer)
+            if self.pool is not None:
+                self.pool.publish(st.updates, network_weights(self.evaluator))
+            bar.update(batch.games)
+            record = {"loss/td_error": error, "train/lr": lr, "speed/games_per_s": speed}
+            if self.pool is not None:
+                record["train/policy_lag"] = lag
+            self.log(record, writer)
             if next_eval is not None and st.games >= next_eval:
                 st.last_ppg, st.last_ci = evaluate_vs_pubeval(self.evaluator, cfg.eval_games, self.rng)
                 self.log({"play/ppg_vs_pubeval": st.last_ppg, "play/ppg_ci95": st.last_ci}, writer)
@@ -378,3 +446,5 @@ class Trainer:
                 next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
             ppg = "" if st.last_ppg is None else f"{st.last_ppg:+.3f}±{st.last_ci:.3f}"
             bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs pubeval {ppg or 'n/a'}")
+            if st.games >= cfg.games:
+                break

@@ -1,0 +1,71 @@
+"""A real two-node Ray cluster on the loopback address trains one run with workers on both nodes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from bgnet import checkpoint
+from bgnet_training.config import make_config
+
+ray = pytest.importorskip("ray", reason="Ray is an optional extra (bgnet[ray], in the dev extra)")
+
+RAY = str(Path(sys.executable).parent / "ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_a_two_node_ray_cluster_on_loopback_trains_with_games_from_both_nodes(tmp_path):
+    port = _free_port()
+    short = Path(tempfile.mkdtemp(prefix="bgray"))  # Ray's socket paths must stay under 107 bytes
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_TMPDIR=str(short))
+    common = ["--num-cpus=1", "--object-store-memory=100000000", "--disable-usage-stats"]
+    started = []
+    try:
+        head = subprocess.run(
+            [RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
+             "--include-dashboard=false", f"--temp-dir={short}", *common],
+            env=env, capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        started.append(head)
+        assert head.returncode == 0, head.stdout + head.stderr
+        node = subprocess.run(
+            [RAY, "start", f"--address=127.0.0.1:{port}", "--node-ip-address=127.0.0.1", *common],
+            env=env, capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert node.returncode == 0, node.stdout + node.stderr
+        cfg = tmp_path / "ray.toml"
+        cfg.write_text(
+            make_config(
+                dict(name="ray", hidden=(8,), games=300, parallel_games=8, train_games=16, minibatch=64,
+                     checkpoint_every=100, eval_every=0, device="cpu", threads=1, workers=2)
+            ).to_toml()
+        )  # fmt: skip
+        run = subprocess.run(
+            [sys.executable, "-m", "bgnet.cli", "train", "--config", str(cfg),
+             "--runs", str(tmp_path / "runs"), "--ray", f"127.0.0.1:{port}", "--no-progress"],
+            env=env, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        line = next(x for x in run.stdout.splitlines() if x.startswith("games by worker node: "))
+        per_node = [
+            int(part.rsplit(": ", 1)[1]) for part in line.removeprefix("games by worker node: ").split(", ")
+        ]
+        assert len(per_node) == 2 and all(g > 0 for g in per_node) and sum(per_node) >= 300
+        final = sorted((tmp_path / "runs" / "ray").glob("checkpoint-*.pt"))[-1]
+        assert checkpoint.read(final)["counters"]["games"] >= 300
+    finally:
+        subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(short, ignore_errors=True)
