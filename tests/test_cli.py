@@ -155,3 +155,14 @@ def test_binary_standard_input_is_one_line():
     )
     err = proc.stderr.decode(errors="replace")
     assert proc.returncode == 2 and err.count("\n") == 1 and err.startswith("bgnet: error: ")
+
+
+def test_a_binary_benchmark_file_is_one_line(capsys, tmp_path):
+    f = tmp_path / "positions.bm"
+    f.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    code, out, err = run(capsys, "bench", "positions", str(f), "--player", "pubeval")
+    assert code == 2 and out == ""
+    assert err == f"bgnet: error: cannot read {f}: not a UTF-8 text file (byte 0x89 at offset 0)\n"
+    # bench label reads its input itself (bgnet/commands/bench.py): main still answers with one line.
+    code, out, err = run(capsys, "bench", "label", str(f), "--out", str(tmp_path / "out.jsonl"))
+    assert code == 2 and err.count("\n") == 1 and err.startswith("bgnet: error: ") and "UTF-8" in err
