@@ -62,7 +62,7 @@ def test_at_2_ply_each_play_has_its_ply_and_losses_compare_like_with_like(capsys
     text = run(capsys, *argv[:-1], "--ply", "2")[1]
     first = next(line for line in text.splitlines() if line.lstrip().startswith("1."))
     last = text.rstrip().splitlines()[-1]
-    assert best["play"] in first and "2-ply" in first and "0-ply" in last
+    assert best["play"] in first and "2-ply" in first and "(+0.0000)" in first and "0-ply" in last
 
 
 def test_analyze_agrees_with_moves_rank_at_the_same_ply(capsys, ckpt):

@@ -144,7 +144,7 @@ def _print_text(result: dict) -> None:
     for i, p in enumerate(result["plays"], 1):
         pr = p["probabilities"]
         print(
-            f"{i:3d}. {p['play']:<{width}}  {p['ply']}-ply {p['equity']:+.4f} ({-p['loss']:+.4f})   "
+            f"{i:3d}. {p['play']:<{width}}  {p['ply']}-ply {p['equity']:+.4f} ({0.0 - p['loss']:+.4f})   "
             f"{pr[0]:.3f} {pr[1]:.3f} {pr[2]:.3f} - {1 - pr[0]:.3f} {pr[3]:.3f} {pr[4]:.3f}"
         )
 
