@@ -33,7 +33,7 @@ from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.formats import GameState, MatchInfo, match_id, position_id
 from bgnet.game import Action, Game, GameError, Match, Phase
 from bgnet.notation import legal_plays, parse_play
-from bgnet.players import MAX_PLY, NetPlayer, check_ply
+from bgnet.players import DEFAULT_PLAY_PLY, MAX_PLY, NetPlayer, check_ply
 from bgnet.position import Position, draw
 from bgnet.probabilities import flip as flip_probs
 
@@ -523,7 +523,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, metavar="N", help="money play: games to play (default 1)")
     p.add_argument("--jacoby", action="store_true", help="money play: the Jacoby rule")
     p.add_argument(
-        "--ply", type=int, default=0, help=f"the bot's lookahead in plies, 0 to {MAX_PLY} (default 0)"
+        "--ply",
+        type=int,
+        default=DEFAULT_PLAY_PLY,
+        help=f"the bot's lookahead in plies, 0 to {MAX_PLY} (default {DEFAULT_PLAY_PLY}: full strength, "
+        "about 0.3 s a move on one core)",
     )
     p.add_argument(
         "--position", metavar="ID", help="start each game from this position (GNUBG Position ID or XGID)"

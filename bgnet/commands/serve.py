@@ -35,7 +35,7 @@ from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.fibs import Decision, FibsError, decision, parse_board
 from bgnet.match import MatchState, may_double
 from bgnet.notation import format_point, parse_play
-from bgnet.players import MAX_PLY, NetPlayer, check_ply
+from bgnet.players import DEFAULT_PLAY_PLY, MAX_PLY, NetPlayer, check_ply
 
 MAX_LINE = 64 * 1024
 VERSION = "bgnet external player 1 (FIBS board: lines, gnubg external protocol)"
@@ -202,7 +202,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--port", type=int, required=True, help="TCP port to listen on (0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--ply", type=int, default=0, help=f"lookahead in plies, 0 to {MAX_PLY} (default 0)")
+    p.add_argument(
+        "--ply",
+        type=int,
+        default=DEFAULT_PLAY_PLY,
+        help=f"lookahead in plies, 0 to {MAX_PLY} (default {DEFAULT_PLAY_PLY}: full strength)",
+    )
     p.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
     p.add_argument("--beavers", action="store_true", help="money play: answer 'beaver' when right")
     p.add_argument("--jacoby", action="store_true", help="money play: gnubg plays with the Jacoby rule")
