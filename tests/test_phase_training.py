@@ -171,3 +171,12 @@ def test_ctrl_c_writes_a_checkpoint_before_stopping(tmp_path, monkeypatch):
     latest = trainer.latest_checkpoint()
     assert latest is not None and checkpoint.read(latest)["counters"]["games"] == 16
     assert Trainer(make_config(dict(TINY, games=40, checkpoint_every=1000)), tmp_path).state.games == 16
+
+
+def test_minutes_stops_a_run_early_with_a_checkpoint_that_resumes(tmp_path):
+    trainer = Trainer(make_config(dict(TINY, games=400, checkpoint_every=1000)), tmp_path, progress=False)
+    st = trainer.run(minutes=1e-4)  # out of time after the first update
+    assert st.updates == 1 and 0 < st.games < 400
+    assert checkpoint.read(trainer.latest_checkpoint())["counters"]["games"] == st.games
+    again = Trainer(make_config(dict(TINY, games=400, checkpoint_every=1000)), tmp_path, progress=False)
+    assert again.state.games == st.games

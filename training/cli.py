@@ -5,13 +5,20 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bgnet_training.config import FIELDS, default_field_help, load_config
+from bgnet_training.config import FIELDS, ConfigError, default_field_help, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="a TOML config, e.g. configs/default.toml")
     parser.add_argument("--runs", default="runs", help="folder of run directories (default: runs)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        metavar="M",
+        help="stop after M minutes of wall time, with a checkpoint (rerun to go on)",
+    )
     parser.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -32,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
         name: getattr(args, f"set_{name}") for name in FIELDS if getattr(args, f"set_{name}") is not None
     }
     cfg = load_config(args.config, overrides)
+    if args.minutes is not None and not args.minutes > 0:
+        raise ConfigError(f"--minutes must be > 0, got {args.minutes}")
     from bgnet_training.train import Trainer  # torch and friends load only when training
 
     trainer = Trainer(cfg, Path(args.runs), progress=not args.no_progress)
@@ -40,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     elif cfg.init:
         print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
     try:
-        st = trainer.run(ray=args.ray)
+        st = trainer.run(ray=args.ray, minutes=args.minutes)
     except KeyboardInterrupt:
         print(f"\nstopped: checkpoint {trainer.latest_checkpoint()} written; run the same command to resume")
         return 130

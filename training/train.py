@@ -344,8 +344,13 @@ class Trainer:
                 if k != "games" and isinstance(v, int | float):
                     writer.add_scalar(k, v, self.state.games)
 
-    def run(self, *, ray: str = "") -> RunState:
-        """Train until ``cfg.games`` games; with workers (``cfg.workers``) or on a Ray cluster (``ray``)."""
+    def run(self, *, ray: str = "", minutes: float | None = None) -> RunState:
+        """Train until ``cfg.games`` games; with workers (``cfg.workers``) or on a Ray cluster (``ray``).
+
+        With ``minutes``, stop after that much wall time (with a checkpoint): a
+        short window on a borrowed machine still ends in a resumable run.
+        """
+        self.deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
         cfg, st = self.cfg, self.state
         if st.games >= cfg.games:
             return st
@@ -441,10 +446,11 @@ class Trainer:
                 self.log({"play/ppg_vs_pubeval": st.last_ppg, "play/ppg_ci95": st.last_ci}, writer)
                 next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every
                 t0 = time.perf_counter()
-            if st.games >= next_ckpt or st.games >= cfg.games:
+            out_of_time = self.deadline is not None and time.monotonic() >= self.deadline
+            if st.games >= next_ckpt or st.games >= cfg.games or out_of_time:
                 self.save_checkpoint()
                 next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
             ppg = "" if st.last_ppg is None else f"{st.last_ppg:+.3f}±{st.last_ci:.3f}"
             bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs pubeval {ppg or 'n/a'}")
-            if st.games >= cfg.games:
+            if st.games >= cfg.games or out_of_time:
                 break
