@@ -180,3 +180,21 @@ def test_minutes_stops_a_run_early_with_a_checkpoint_that_resumes(tmp_path):
     assert checkpoint.read(trainer.latest_checkpoint())["counters"]["games"] == st.games
     again = Trainer(make_config(dict(TINY, games=400, checkpoint_every=1000)), tmp_path, progress=False)
     assert again.state.games == st.games
+
+
+def test_a_shipped_file_keeps_the_networks_and_drops_the_training_state(tmp_path):
+    from bgnet_training.ship import main as ship
+
+    trainer = Trainer(make_config(TINY), tmp_path, progress=False)
+    trainer.run()
+    out = tmp_path / "shipped.pt"
+    assert ship([str(trainer.latest_checkpoint()), str(out)]) == 0
+    state = checkpoint.read(out)
+    assert "optimizer" not in state and "rng" not in state and "optimizer" not in state["race"]
+    assert state["counters"]["games"] == trainer.state.games
+    boards = np.stack([STARTING.board, RACE_BOARD.board])
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    np.testing.assert_allclose(
+        shipped.probabilities(boards), trainer.evaluator.probabilities(boards), atol=1e-6
+    )
+    assert ship([str(tmp_path / "absent.pt"), str(out)]) == 2

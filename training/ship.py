@@ -1,0 +1,47 @@
+"""Make a shipped network file from a run's checkpoint: the networks, their config and counters, no optimizer.
+
+    .venv/bin/python -m bgnet_training.ship checkpoints/runs/refine-ply1.pt bgnet/networks/bgnet-default.pt
+
+The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
+``--checkpoint``); it is about half the size of the training checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from bgnet import checkpoint
+from bgnet.errors import BgnetError
+
+TRAINING_ONLY = ("optimizer", "rng")
+
+
+def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` without what only training needs (optimizer states, RNG states), checked to load."""
+    out = {k: v for k, v in state.items() if k not in TRAINING_ONLY and k != "format"}
+    if isinstance(out.get("race"), dict):
+        out["race"] = {k: v for k, v in out["race"].items() if k not in TRAINING_ONLY}
+    checkpoint.network_from(out, "the shipped state")
+    checkpoint.race_network_from(out, "the shipped state")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("source", type=Path, help="a training checkpoint")
+    ap.add_argument("target", type=Path, help="the shipped network file to write")
+    args = ap.parse_args(argv)
+    try:
+        path = checkpoint.save(args.target, shipped_state(checkpoint.read(args.source)))
+    except (BgnetError, OSError) as e:
+        print(f"bgnet-ship: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
