@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgnet.errors import BgnetError
+from bgnet.errors import BgnetError, read_text
 from bgnet.formats import board_from_position_id, board_to_gnubg, parse_position, position_id
 from bgnet.game import final_probabilities
 from bgnet.movegen import generate
@@ -258,14 +258,7 @@ def to_json(pos: BenchmarkPosition) -> dict:
 def load_positions(path: str | Path) -> list[BenchmarkPosition]:
     """Read a ``.bm``/``.tsv`` file or our JSON lines (by the first non-blank character: ``{`` is JSON)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise BenchmarkError(f"cannot read {path}: {e.strerror}") from None
-    except UnicodeDecodeError as e:
-        raise BenchmarkError(
-            f"cannot read {path}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start})"
-        ) from None
+    text = read_text(path, BenchmarkError)
     lines = text.splitlines()
     first = next((ln.lstrip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
     reader = read_jsonl if first.startswith("{") else read_bm

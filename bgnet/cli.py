@@ -84,20 +84,6 @@ def _dice_of(text: str | None, info: object) -> Dice:
     return dice
 
 
-def read_input_lines(path: str) -> list[str]:
-    """The lines of a text file (``-``: standard input); unreadable or not UTF-8 text is a BgnetError."""
-    try:
-        return read_lines(path)
-    except UnicodeDecodeError as e:
-        raise BgnetError(_not_text(path, e)) from None
-
-
-def _not_text(path: str, e: UnicodeDecodeError) -> str:
-    """The one-line message for a file that is not UTF-8 text."""
-    name = "standard input" if path == "-" else path
-    return f"cannot read {name}: not a UTF-8 text file (byte 0x{e.object[e.start]:02x} at offset {e.start})"
-
-
 def _playable(text: str) -> tuple[Position, object]:
     """The position of ``text`` and its XGID or Match ID; a finished game is a BgnetError."""
     position, info = parse_position(text)
@@ -125,7 +111,7 @@ def _moves_one(args: argparse.Namespace) -> int:
 def _moves_batch(args: argparse.Namespace) -> int:
     """Lines ``POSITION DICE``; one JSON object per line, in order; errors as ``{"error": ...}``."""
     parsed: list[tuple[Position, Dice] | str] = []
-    for n, line in enumerate(read_input_lines(args.batch), 1):
+    for n, line in enumerate(read_lines(args.batch), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split()
@@ -282,9 +268,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except BgnetError as e:
         print(f"bgnet: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except UnicodeDecodeError as e:  # a command read a file that is not text (its name is not known here)
-        print(f"bgnet: error: an input file is not UTF-8 text (at offset {e.start})", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0

@@ -262,10 +262,13 @@ class ProcessPool:
     def _request(self, slot: _Slot) -> None:
         assert self.latest is not None
         version, weights = self.latest
-        if slot.version != version:
-            slot.conn.send(("weights", (version, weights)))
-            slot.version = version
-        slot.conn.send(("play", self.games))
+        try:
+            if slot.version != version:
+                slot.conn.send(("weights", (version, weights)))
+                slot.version = version
+            slot.conn.send(("play", self.games))
+        except OSError:  # it died since its last batch: batches() sees its sentinel and replaces it
+            pass
 
     def _replace(self, slot: _Slot) -> _Slot:
         """A worker died: start another in its place (it says why if it cannot start)."""

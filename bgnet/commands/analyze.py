@@ -170,12 +170,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_text(result)
         return 0
-    try:
-        lines = read_lines(args.batch)
-    except UnicodeDecodeError as e:
-        name = "standard input" if args.batch == "-" else args.batch
-        byte = f"byte 0x{e.object[e.start]:02x} at offset {e.start}"
-        raise BgnetError(f"cannot read {name}: not a UTF-8 text file ({byte})") from None
+    lines = read_lines(args.batch)
     ev = _evaluator(args.checkpoint)
     errors = 0
     for n, line in enumerate(lines, 1):

@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from bgnet.errors import BgnetError
+from bgnet.errors import BgnetError, read_text
 
 EXIT_ILLEGAL = 1
 
@@ -240,16 +240,8 @@ def _read_inputs(path: str, rolls: int, seed: int) -> list[tuple[np.ndarray, tup
     from bgnet.dice import Dice
     from bgnet.formats import parse_position
 
-    if path == "-":
-        lines = sys.stdin.read().splitlines()
-        name = "<stdin>"
-    else:
-        try:
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except OSError as e:
-            raise BgnetError(f"cannot read {path}: {e.strerror}") from None
-        name = path
+    lines = read_text(path).splitlines()
+    name = "<stdin>" if path == "-" else path
     first = next((ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")), "")
     if first.startswith("{"):
         return [(p.board, p.dice, p.source) for p in bp.read_jsonl(lines, name)]

@@ -7,22 +7,14 @@ player), nowhere else.
 
 from __future__ import annotations
 
-import sys
-
 from bgnet.dice import Dice
-from bgnet.errors import BgnetError
+from bgnet.errors import read_text
 from bgnet.formats import Xgid
 
 
 def read_lines(path: str) -> list[str]:
-    """The lines of a file, or of standard input for ``-``; an unreadable file is a BgnetError."""
-    if path == "-":
-        return sys.stdin.read().splitlines()
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read().splitlines()
-    except OSError as e:
-        raise BgnetError(f"cannot read {path}: {e.strerror}") from None
+    """The lines of a text file, or of standard input for ``-``; unreadable or binary: a BgnetError."""
+    return read_text(path).splitlines()
 
 
 def dice_of(text: str | None, info: object) -> Dice | None:
