@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import bgnet
-from bgnet.commands import analyze, bearoff, bench, cube, play, serve
+from bgnet.commands import analyze, bearoff, bench, cube, play, serve, web
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
@@ -242,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     cube.register(sub)
     play.register(sub)
     serve.register(sub)
+    web.register(sub)
 
     train = sub.add_parser(
         "train",

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval"}),
     ("cube", {"bgnet.cube", "bgnet.met"}),
     ("players", {"bgnet.players", "bgnet.engine", "bgnet.arena", "bgnet.benchmark_positions"}),
-    ("apps", {"bgnet.cli", "bgnet.__main__", "bgnet.commands"}),
+    ("apps", {"bgnet.cli", "bgnet.__main__", "bgnet.commands", "bgnet.web"}),
 ]
 """The layers in order, as the table of docs/architecture.md lists them (bgnet.commands.* are apps)."""
 

@@ -39,7 +39,7 @@ from bgnet.position import Position, check_in_play
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 
-__all__ = ["register", "run"]
+__all__ = ["analyze", "parse_input", "register", "run"]
 
 
 def cube_context(info: Xgid | MatchInfo | None) -> tuple[CubeState, MatchState] | None:
@@ -110,7 +110,8 @@ def _mover_equities(probs: np.ndarray, results: np.ndarray, ctx) -> np.ndarray:
     )
 
 
-def _parse(text: str, dice_text: str | None, xgid: str | None, match_id: str | None):
+def parse_input(text: str, dice_text: str | None, xgid: str | None, match_id: str | None):
+    """The position, dice (or None) and cube context of one analysis, from the command's or the API's text."""
     position, info = parse_position(text)
     check_in_play(position.board)
     if xgid is not None:
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch is not None and (args.xgid or args.match_id or args.dice):
         raise BgnetError("--xgid, --match-id and --dice apply to one POSITION, not to --batch lines")
     if args.batch is None:
-        position, dice, ctx = _parse(args.position or args.xgid, args.dice, args.xgid, args.match_id)
+        position, dice, ctx = parse_input(args.position or args.xgid, args.dice, args.xgid, args.match_id)
         result = analyze(_evaluator(args.checkpoint), position, dice, ctx, args.ply)
         if args.json:
             print(json.dumps(result))
@@ -180,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             if len(parts) > 2:
                 raise BgnetError(f"expected 'POSITION [DICE]', got {len(parts)} fields")
-            position, dice, ctx = _parse(parts[0], parts[1] if len(parts) == 2 else None, None, None)
+            position, dice, ctx = parse_input(parts[0], parts[1] if len(parts) == 2 else None, None, None)
             print(json.dumps(analyze(ev, position, dice, ctx, args.ply)))
         except BgnetError as e:
             errors += 1
