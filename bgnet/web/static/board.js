@@ -92,7 +92,7 @@ const BG = (() => {
     if (dests.has(0)) el("rect", { x: TRAY_X + 6, y: BOTTOM - 306, width: TRAY_W - 12, height: 310, rx: 6, class: "offdest" }, g);
     // The cube: in the tray's middle when centred, towards its owner otherwise.
     if (opts.cube) {
-      const y = { centered: 380, bgnet: 345, you: 415 }[opts.cube.owner] ?? 380;
+      const y = { centered: 380, bgnet: 110, you: 650 }[opts.cube.owner] ?? 380;
       const cx = TRAY_X + TRAY_W / 2;
       el("rect", { x: cx - 24, y: y - 24, width: 48, height: 48, rx: 6, class: "cube", id: "cube" }, g);
       el("text", { x: cx, y: y + 9, class: "cubetext" }, g, String(opts.cube.owner === "centered" && opts.cube.value === 1 ? 64 : opts.cube.value));

@@ -1,0 +1,232 @@
+"""``bgnet web`` in a real browser: Debian's chromium driven by Selenium through the system chromedriver.
+
+No browser is downloaded: the driver's path is given, so Selenium Manager
+never runs.  Without ``chromium`` and ``chromium-driver`` (``apt-get install
+chromium chromium-driver``; ``.ci/run`` installs them where it can) these
+tests skip with that reason.  The bot is the shipped network at 0-ply, so a
+whole game takes seconds.
+
+With ``BGNET_WEB_SCREENSHOTS=DIR`` the tests save ``web-play.png`` and
+``web-analysis.png`` there (``docs/`` holds the committed ones).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra (starlette, uvicorn) is not installed")
+pytest.importorskip("uvicorn", reason="the web extra (starlette, uvicorn) is not installed")
+pytest.importorskip("selenium", reason="selenium is not installed (pip install 'bgnet[dev]')")
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from test_web import serving  # noqa: E402
+
+from bgnet.commands.analyze import analyze, parse_input  # noqa: E402
+from bgnet.dice import Dice  # noqa: E402
+from bgnet.notation import legal_plays  # noqa: E402
+from bgnet.players import NetPlayer  # noqa: E402
+from bgnet.position import Position, flip  # noqa: E402
+from bgnet.web.app import create_app  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or (
+    "/usr/lib/chromium/chromedriver" if os.path.exists("/usr/lib/chromium/chromedriver") else None
+)
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip(
+        "Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+
+START = "4HPwATDgc/ABMA"
+XGID = "XGID=-b----E-C---eE---c-e----B-:1:1:1:00:3:2:0:7:10"
+
+
+@pytest.fixture(scope="module")
+def bot():
+    return NetPlayer.from_checkpoint(None, ply=0)
+
+
+@pytest.fixture(scope="module")
+def url(bot):
+    with serving(create_app(bot)) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_script_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def shots() -> Path | None:
+    where = os.environ.get("BGNET_WEB_SCREENSHOTS")
+    return Path(where) if where else None
+
+
+def wait_ready(driver, what: str = "state", timeout: float = 60):
+    WebDriverWait(driver, timeout).until(
+        lambda d: d.execute_script(f"return !!(window.bgnet && window.bgnet.ready && window.bgnet.{what})")
+    )
+    return driver.execute_script(f"return window.bgnet.{what}")
+
+
+def shown_board(driver) -> list[int]:
+    return json.loads(driver.find_element(By.ID, "board").get_attribute("data-board"))
+
+
+def step_board(board: np.ndarray, src: int, dst: int) -> np.ndarray:
+    """The person's board (their view) after one checker step."""
+    b = board.copy()
+    b[src] -= 1
+    if dst > 0:
+        if b[dst] == -1:
+            b[dst] = 0
+            b[0] -= 1
+        b[dst] += 1
+    return b
+
+
+def theirs_step(board: np.ndarray, src: int, dst: int) -> np.ndarray:
+    """The person's board after one step of bgnet's (in bgnet's numbering)."""
+    return -step_board(-board[::-1], src, dst)[::-1]
+
+
+def click(driver, slot: int) -> None:
+    driver.find_element(By.ID, "pt-off" if slot == 0 else f"pt-{slot}").click()
+
+
+def test_a_whole_game_played_by_clicks(browser, url):
+    rng = np.random.default_rng(5)
+    browser.get(f"{url}/?speed=0&seed=21")
+    moves = checked = 0
+    after_ours: list[int] | None = None  # the board our last play left
+    for _ in range(400):
+        state = wait_ready(browser)
+        assert shown_board(browser) == state["board"]
+        # bgnet's plays this call, step by step, lead from where our play left the board to the board shown.
+        for ev in state["events"]:
+            if ev["kind"] == "move" and ev["who"] == "bgnet" and after_ours is not None:
+                b = np.array(after_ours, dtype=np.int8)
+                for f, t in ev["steps"]:
+                    b = theirs_step(b, f, t)
+                assert b.tolist() == ev["board"]
+                checked += 1
+        if state["phase"] == "over":
+            break
+        assert state["actor"] == "you"
+        if state["phase"] == "roll":
+            browser.find_element(By.ID, "roll").click()
+            continue
+        if state["phase"] == "doubled":
+            browser.find_element(By.ID, "take").click()
+            continue
+        board = np.array(state["board"], dtype=np.int8)
+        plays = legal_plays(Position(board), Dice.of(*state["dice"]))
+        play = plays[int(rng.integers(len(plays)))]
+        if moves == 3 and shots():
+            browser.find_element(By.ID, "hint").click()
+            wait_ready(browser, "state")
+            WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hintbox #plays"))
+        partial = board
+        for i, (f, t) in enumerate(play.steps):
+            click(browser, f)
+            if moves == 3 and i == 0 and shots():
+                shots().mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(shots() / "web-play.png"))
+            click(browser, t)
+            partial = step_board(partial, f, t)
+            assert shown_board(browser) == partial.tolist(), f"after {f}/{t} of {play.notation}"
+        # The board walked to is the legal play's result: confirm it.
+        assert partial.tolist() == flip(play.position.board).tolist()
+        assert "Confirm?" in browser.find_element(By.ID, "status").text
+        browser.find_element(By.ID, "confirm").click()
+        after_ours = partial.tolist()
+        moves += 1
+    else:
+        raise AssertionError("the game did not end")
+    assert state["result"]["points"] >= 1
+    assert state["result"]["text"] in browser.find_element(By.ID, "status").text
+    assert moves >= 5 and checked >= moves - 1
+    log = browser.find_element(By.ID, "log").text
+    assert "you play" in log and "bgnet rolls" in log
+
+
+def test_the_undo_button_takes_back_a_step(browser, url):
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{url}/?speed=0&seed=3")
+    state = wait_ready(browser)
+    if state["phase"] == "roll":
+        browser.find_element(By.ID, "roll").click()
+        state = wait_ready(browser)
+    board = np.array(state["board"], dtype=np.int8)
+    play = legal_plays(Position(board), Dice.of(*state["dice"]))[0]
+    f, t = play.steps[0]
+    click(browser, f)
+    dests = browser.find_elements(By.CSS_SELECTOR, "polygon.dest")
+    assert dests  # the legal destinations are highlighted
+    click(browser, t)
+    assert shown_board(browser) == step_board(board, f, t).tolist()
+    browser.find_element(By.ID, "undo").click()
+    assert shown_board(browser) == board.tolist()
+
+
+def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url, bot):
+    browser.get(f"{url}/analysis?position={START}&dice=31&ply=0")
+    wait_ready(browser, "analysis")
+    wait_ready(browser, "cube")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr")
+    position, dice, ctx = parse_input(START, "31", None, None)
+    expected = analyze(bot.evaluator, position, dice, ctx, 0)
+    assert len(rows) == len(expected["plays"])
+    for row, play in zip(rows, expected["plays"], strict=True):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[1] == play["play"]
+        assert float(cells[3]) == pytest.approx(play["equity"], abs=1e-4)
+    assert browser.find_element(By.ID, "pid").text == START
+    assert browser.find_element(By.ID, "xgid").text.startswith("XGID=-b----E-C---eE---c-e----B-:")
+    cube = analyze(bot.evaluator, position, None, ctx, 0)["cube"]
+    assert browser.find_element(By.ID, "cubeaction").text == cube["action"]
+    assert shown_board(browser) == [int(x) for x in position.board]
+    # Paste an XGID (a 7-point match, cube on 2) and ask again: the match's cube decision.
+    box = browser.find_element(By.ID, "position")
+    box.clear()
+    box.send_keys(XGID)
+    browser.find_element(By.ID, "dice").clear()
+    browser.find_element(By.ID, "dice").send_keys("64")
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script("return window.bgnet.ready"))
+    WebDriverWait(browser, 60).until(
+        lambda d: d.execute_script("return window.bgnet.analysis && window.bgnet.analysis.dice[0] === 6")
+    )
+    first = browser.find_element(By.CSS_SELECTOR, "#plays tbody tr td:nth-child(2)").text
+    position, dice, ctx = parse_input(XGID, "64", None, None)
+    assert first == analyze(bot.evaluator, position, dice, ctx, 0)["plays"][0]["play"]
+    assert "MWC" in browser.find_element(By.ID, "cubebox").text
+    assert browser.find_element(By.ID, "xgid").text == XGID
+    if shots():
+        shots().mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(shots() / "web-analysis.png"))
+    # Bad input: the problem is named on the page.
+    box = browser.find_element(By.ID, "position")
+    box.clear()
+    box.send_keys("not-a-position")
+    browser.find_element(By.ID, "go").click()
+    WebDriverWait(browser, 30).until(lambda d: "Position ID" in d.find_element(By.ID, "error").text)
