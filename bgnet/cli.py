@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import bgnet
-from bgnet.commands import analyze, bearoff, bench, cube, play, serve, web
+from bgnet.commands import analyze, bearoff, bench, cube, play, rollout, serve, web
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
@@ -241,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.register(sub)
     cube.register(sub)
     play.register(sub)
+    rollout.register(sub)
     serve.register(sub)
     web.register(sub)
 

@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile"}),
     ("encoding", {"bgnet.encoding"}),
     ("network", {"bgnet.network", "bgnet.probabilities", "bgnet.checkpoint"}),
-    ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval"}),
+    ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval", "bgnet.rollout"}),
     ("cube", {"bgnet.cube", "bgnet.met"}),
     ("players", {"bgnet.players", "bgnet.engine", "bgnet.arena", "bgnet.benchmark_positions"}),
     ("apps", {"bgnet.cli", "bgnet.__main__", "bgnet.commands", "bgnet.web"}),
