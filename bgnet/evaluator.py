@@ -270,7 +270,7 @@ class Evaluator:
         if covered is None and not over.any():
             return np.asarray(self._evaluate(boards), dtype=np.float32)
         out = exact
-        if covered is not None and covered.any():
+        if covered is not None and covered.any() and self.bearoff is not None:
             out[covered] = self.bearoff.probabilities(boards[covered])
             todo &= ~covered
         if todo.any():

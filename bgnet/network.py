@@ -15,6 +15,7 @@ This module holds no training code (see ``training/``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -32,7 +33,11 @@ class ValueNet(nn.Module):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
-        self.shape = {"inputs": int(inputs), "hidden": [int(h) for h in hidden], "activation": activation}
+        self.shape: dict[str, Any] = {
+            "inputs": int(inputs),
+            "hidden": [int(h) for h in hidden],
+            "activation": activation,
+        }
         layers: list[nn.Module] = []
         width = inputs
         for h in hidden:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,7 +105,7 @@ def training_targets(
 
 def fit(
     evaluator: NetEvaluator,
-    optimizers: dict[str, torch.optim.Optimizer],
+    optimizers: Mapping[str, torch.optim.Optimizer],
     boards: np.ndarray,
     targets: np.ndarray,
     minibatch: int,
@@ -140,7 +140,7 @@ def fit(
 
 def td_update(
     evaluator: NetEvaluator,
-    optimizers: dict[str, torch.optim.Optimizer],
+    optimizers: Mapping[str, torch.optim.Optimizer],
     games: list[FinishedGame],
     lam: float,
     minibatch: int,
