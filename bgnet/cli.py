@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import bgnet
-from bgnet.commands import analyze, bearoff, bench, cube, play, rollout, serve, web
+from bgnet.commands import analyze, analyze_match, bearoff, bench, cube, play, rollout, serve, web
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError
@@ -237,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.set_defaults(func=_cmd_watch)
 
     analyze.register(sub)
+    analyze_match.register(sub)
     bearoff.register(sub)
     bench.register(sub)
     cube.register(sub)

@@ -86,6 +86,7 @@ __all__ = [
     "RolloutError",
     "RolloutResult",
     "RolloutSettings",
+    "best_of_rolls",
     "candidate_rows",
     "play_out",
     "rollout_boards",
@@ -212,7 +213,7 @@ def _to_root(probs: np.ndarray, own: np.ndarray) -> np.ndarray:
     return np.where(own[:, None], probs, flip_probs(probs))
 
 
-def _best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each board and each of the 21 rolls: the mover's best 0-ply result and its value.
 
     Returns ``(probs, results, moved)``: ``probs`` (N, 21, 5) for the mover,
@@ -287,7 +288,7 @@ def play_out(
             roll = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
             for lo in range(0, len(idx), _LUCK_CHUNK):
                 sl = slice(lo, lo + _LUCK_CHUNK)
-                probs, results, _moved = _best_of_rolls(ev, boards[idx[sl]])
+                probs, results, _moved = best_of_rolls(ev, boards[idx[sl]])
                 mean = np.einsum("nkj,k->nj", probs, ROLL_WEIGHTS)
                 here = np.arange(len(probs))
                 thrown = probs[here, roll[sl]]

@@ -28,7 +28,10 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("network", {"bgnet.network", "bgnet.probabilities", "bgnet.checkpoint"}),
     ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval", "bgnet.rollout"}),
     ("cube", {"bgnet.cube", "bgnet.met"}),
-    ("players", {"bgnet.players", "bgnet.engine", "bgnet.arena", "bgnet.benchmark_positions"}),
+    (
+        "players",
+        {"bgnet.players", "bgnet.engine", "bgnet.arena", "bgnet.benchmark_positions", "bgnet.analysis"},
+    ),
     ("apps", {"bgnet.cli", "bgnet.__main__", "bgnet.commands", "bgnet.web"}),
 ]
 """The layers in order, as the table of docs/architecture.md lists them (bgnet.commands.* are apps)."""
