@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test test-fast watch play moves train bench-movegen bench-selfplay bench-pubeval bench-eval lint clean
+.PHONY: setup test test-fast watch play web moves train bench-movegen bench-selfplay bench-pubeval bench-eval bench-web lint clean
 
 setup: $(STAMP)
 
@@ -19,6 +19,10 @@ watch: $(STAMP)
 ## Play a 5-point match against the shipped network in this terminal.
 play: $(STAMP)
 	.venv/bin/bgnet play --match 5
+
+## Play and analyse in the browser: serves http://127.0.0.1:8080/ (Ctrl-C stops it).
+web: $(STAMP)
+	.venv/bin/bgnet web
 
 ## The plays of 3-1 from the starting position, ranked by the shipped network.
 moves: $(STAMP)
@@ -49,8 +53,12 @@ bench-pubeval: $(STAMP)
 bench-eval: $(STAMP)
 	$(PY) benchmarks/eval.py
 
+bench-web: $(STAMP)
+	$(PY) benchmarks/web_load.py
+
 lint: $(STAMP)
 	.venv/bin/ruff check bgnet training tests benchmarks
+	.venv/bin/mypy
 
 clean:
 	rm -rf .venv build *.egg-info
