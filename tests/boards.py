@@ -39,6 +39,23 @@ def legal_boards(draw: st.DrawFn) -> np.ndarray:
     return b
 
 
+TINY_RUN = dict(
+    name="tiny",
+    hidden=(8,),
+    games=40,
+    parallel_games=8,
+    train_games=8,
+    minibatch=64,
+    checkpoint_every=16,
+    keep_checkpoints=2,
+    eval_every=0,
+    device="cpu",
+    threads=1,
+    workers=0,
+)
+"""A training config that runs in seconds (self-play in the test's process); tests override fields."""
+
+
 def tiny_checkpoint(path):
     """A small random network saved as a checkpoint (quick to load, deterministic)."""
     import torch

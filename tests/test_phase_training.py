@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 import pytest
 import torch
-from boards import pos
+from boards import TINY_RUN, pos
 
 from bgnet import checkpoint
 from bgnet.encoding import EXTENDED, RACE
@@ -20,20 +20,7 @@ from bgnet_training.config import make_config
 from bgnet_training.grow import widen_into
 from bgnet_training.train import Trainer, training_targets
 
-TINY = dict(
-    name="tiny",
-    hidden=(8,),
-    race_hidden=(6,),
-    games=24,
-    parallel_games=8,
-    train_games=8,
-    minibatch=64,
-    checkpoint_every=8,
-    keep_checkpoints=2,
-    eval_every=0,
-    device="cpu",
-    workers=0,
-)
+TINY = dict(TINY_RUN, race_hidden=(6,), games=24, checkpoint_every=8)
 
 RACE_BOARD = pos({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 9: 5})  # no contact, not all home: no database value
 CONTACT_BOARD = STARTING

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from boards import TINY_RUN
 
 from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
@@ -17,19 +18,7 @@ from bgnet_training.train import Trainer
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
-TINY = dict(
-    name="tiny",
-    hidden=(8,),
-    games=40,
-    parallel_games=8,
-    train_games=8,
-    minibatch=64,
-    checkpoint_every=16,
-    keep_checkpoints=2,
-    eval_every=0,
-    device="cpu",
-    workers=0,
-)
+TINY = TINY_RUN
 
 
 def tiny(**changes) -> TrainConfig:

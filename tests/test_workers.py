@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boards import TINY_RUN
 
 from bgnet import checkpoint
 from bgnet_training.config import make_config
@@ -20,20 +21,7 @@ from bgnet_training.workers import ProcessPool, WorkerError
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TINY = dict(
-    name="par",
-    hidden=(8,),
-    games=48,
-    parallel_games=8,
-    train_games=8,
-    minibatch=64,
-    checkpoint_every=16,
-    keep_checkpoints=2,
-    eval_every=0,
-    device="cpu",
-    threads=1,
-    workers=2,
-)
+TINY = dict(TINY_RUN, name="par", games=48, workers=2)
 
 pytestmark = pytest.mark.slow  # each test starts worker processes (imports torch and numba: seconds)
 
