@@ -68,7 +68,7 @@ from bgnet.game import Game, Match
 from bgnet.lockstep import Chooser, Lockstep, duel
 from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
-from bgnet.players import Player, make_player, supports_cube
+from bgnet.players import CubePlayer, Player, make_player, supports_cube
 from bgnet.stats import mean_ci, paired_ci
 
 __all__ = [
@@ -589,12 +589,14 @@ def play_cubeful(
         raise ArenaError(f"duplicate dice play each dice sequence twice: give an even number, not {count}")
     if length < 0:
         raise ArenaError(f"the match length must be 0 (money) or more, got {length}")
-    players = [make_player(p) if isinstance(p, str) else p for p in (a, b)]
-    for p in players:
+    players: list[CubePlayer] = []
+    for spec in (a, b):
+        p = make_player(spec) if isinstance(spec, str) else spec
         if not supports_cube(p):
             raise ArenaError(
                 f"player {p.name} takes no cube decisions: it cannot play with --cube or --match"
             )
+        players.append(p)
     log: list[IllegalPlay] = []
     names = (players[0].name, players[1].name)
     matches: list[Match] = []
@@ -604,9 +606,10 @@ def play_cubeful(
     def roll(game: Game) -> Dice:
         return Dice.of(*(int(x) for x in rolls[number[id(game)]][game.plies - 1]))
 
+    refereed = [referee(p.choose, p.name, log) for p in players]
     engine = Engine(
         players,
-        chooser=duel(tuple(referee(p.choose, p.name, log) for p in players)),
+        chooser=duel((refereed[0], refereed[1])),
         roll=roll,
         max_plies=MAX_PLIES,
     )
@@ -631,12 +634,12 @@ def play_cubeful(
         while live:
             # One decision round: each game advances to its next roll at most once per round
             # (the engine batches the cube actions and the plays over all live games).
-            engine.advance_round([matches[m].game for m in live])
+            engine.advance_round([matches[m].games[-1] for m in live])  # each live match has a game
             done = 0
             still: list[int] = []
             for m in live:
                 match = matches[m]
-                if not match.game.over:
+                if not match.games[-1].over:
                     still.append(m)
                 elif not match.over:
                     start_game(m)

@@ -404,7 +404,7 @@ def score(player, positions: list[BenchmarkPosition], chunk: int = 4096) -> Scor
 # --------------------------------------------------------------------------
 
 
-_GNUBG_CLASS = {}
+_GNUBG_CLASS: dict[int, str] = {}  # gnubg-nn's position classes, filled on first use
 
 
 def _gnubg_class(g, b2x25) -> str:

@@ -63,6 +63,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
 
 from bgnet.errors import BgnetError
 from bgnet.match import (
@@ -75,6 +76,12 @@ from bgnet.match import (
     may_double,
 )
 from bgnet.met import MAX_AWAY, POST_CRAWFORD, PRE_CRAWFORD
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Probabilities: TypeAlias = "Sequence[float] | np.ndarray"
+"""Five probabilities (win, win gammon, win backgammon, lose gammon, lose backgammon): a sequence or array."""
 
 __all__ = [
     "CONTACT_EFFICIENCY",
@@ -132,7 +139,7 @@ def _check_cube(cube: CubeState, match: MatchState) -> None:
         raise InvalidCubeError("no doubling in the Crawford game: the cube stays centred on 1")
 
 
-def _probs(probs: Sequence[float]) -> tuple[float, float, float, float, float]:
+def _probs(probs: Probabilities) -> tuple[float, float, float, float, float]:
     """Validated probabilities as floats (small rounding errors are tolerated, not corrected)."""
     try:
         p = [float(x) for x in probs]
@@ -617,7 +624,7 @@ def _decide(
 
 
 def cube_decision(
-    probs: Sequence[float],
+    probs: Probabilities,
     cube: CubeState | None = None,
     match: MatchState | None = None,
     *,
@@ -694,7 +701,7 @@ def cube_decision(
 
 
 def cubeful_equity(
-    probs: Sequence[float],
+    probs: Probabilities,
     cube: CubeState | None = None,
     match: MatchState | None = None,
     *,
@@ -729,7 +736,7 @@ def cubeful_equity(
 
 
 def take_point(
-    probs: Sequence[float],
+    probs: Probabilities,
     cube: CubeState | None = None,
     match: MatchState | None = None,
     *,

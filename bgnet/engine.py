@@ -29,14 +29,18 @@ state machine per game (it must stay as fast as possible).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bgnet.dice import Dice
 from bgnet.game import Game, Phase
 from bgnet.lockstep import Chooser, duel
-from bgnet.movegen import generate
+from bgnet.movegen import MoveBatch, generate
 from bgnet.notation import play_of
+
+if TYPE_CHECKING:
+    from bgnet.players import CubePlayer
 
 __all__ = ["MAX_PLIES", "Engine"]
 
@@ -44,8 +48,12 @@ MAX_PLIES = 2000
 """A game longer than this is taken to be a player looping (real games last about 60 plies)."""
 
 
-def _no_chooser(batch, player) -> np.ndarray:
+def _no_chooser(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
     raise RuntimeError("a seat without a player was asked to move")
+
+
+def _chooser_of(player: CubePlayer | None) -> Chooser:
+    return player.choose if player is not None else _no_chooser
 
 
 class Engine:
@@ -63,7 +71,7 @@ class Engine:
 
     def __init__(
         self,
-        players: Sequence,
+        players: Sequence[CubePlayer | None],
         *,
         chooser: Chooser | None = None,
         roll: Callable[[Game], Dice | None] | None = None,
@@ -72,8 +80,7 @@ class Engine:
         self.players = tuple(players)
         if len(self.players) != 2:
             raise ValueError("an engine has two seats")
-        own = tuple(p.choose if p is not None else _no_chooser for p in self.players)
-        self.chooser = chooser or duel(own)
+        self.chooser = chooser or duel((_chooser_of(self.players[0]), _chooser_of(self.players[1])))
         self.roll = roll
         self.max_plies = max_plies
 
@@ -110,10 +117,15 @@ class Engine:
     def _due(self, games: Sequence[Game], phase: Phase) -> list[Game]:
         return [g for g in games if g.phase is phase and self.automatic(g)]
 
-    def _by_seat(self, games: list[Game]) -> list[tuple[int, object, list[Game]]]:
-        """The games grouped by the seat that acts now (fixed before any of them acts)."""
-        groups = [(seat, self.players[seat], [g for g in games if g.actor == seat]) for seat in (0, 1)]
-        return [group for group in groups if group[2]]
+    def _by_seat(self, games: list[Game]) -> list[tuple[int, CubePlayer, list[Game]]]:
+        """The games grouped by the seat that acts now (fixed before any of them acts), seats with players."""
+        out = []
+        for seat in (0, 1):
+            player = self.players[seat]
+            mine = [g for g in games if g.actor == seat]
+            if mine and player is not None:
+                out.append((seat, player, mine))
+        return out
 
     def _resignations(self, games: list[Game]) -> None:
         for _seat, player, mine in self._by_seat(games):
@@ -127,7 +139,7 @@ class Engine:
     def _answers(self, games: list[Game]) -> None:
         for _seat, player, mine in self._by_seat(games):
             boards = np.stack([g.board for g in mine])  # from the doubler, on roll
-            takes = np.asarray(player.take(boards, [g.state() for g in mine]), dtype=bool)
+            takes = np.asarray(player.take(boards, [g.state() for g in mine]), dtype=np.bool_)
             for g, yes in zip(mine, takes, strict=True):
                 g.take() if yes else g.drop()
 
@@ -136,7 +148,7 @@ class Engine:
         doubled: set[int] = set()
         for _seat, player, mine in self._by_seat(asking):
             boards = np.stack([g.board for g in mine])
-            wants = np.asarray(player.double(boards, [g.state() for g in mine]), dtype=bool)
+            wants = np.asarray(player.double(boards, [g.state() for g in mine]), dtype=np.bool_)
             for g, yes in zip(mine, wants, strict=True):
                 if yes:
                     g.double()
@@ -153,7 +165,7 @@ class Engine:
         if not games:
             return
         boards = np.stack([g.board for g in games])
-        dice = np.array([[g.dice.high, g.dice.low] for g in games], dtype=np.int64)
+        dice = np.array([[g.to_play.high, g.to_play.low] for g in games], dtype=np.int64)
         batch = generate(boards, dice)
         rows = self.chooser(batch, np.array([g.turn for g in games], dtype=np.int64))
         for g, r in zip(games, rows, strict=True):

@@ -100,7 +100,7 @@ def final_probabilities(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     backgammon).  Rows not over are zero.
     """
     b = np.asarray(boards).reshape(-1, 26)
-    over = ~(b < 0).any(axis=1)
+    over = np.asarray(~(b < 0).any(axis=1))
     ours = np.where(b > 0, b, 0).astype(np.int32)
     gammon = over & (ours.sum(axis=1) == 15)
     backgammon = gammon & (ours[:, 19:26].sum(axis=1) > 0)
@@ -166,7 +166,7 @@ class Game:
     ) -> None:
         self.match = match
         self.number = number
-        self.score = tuple(match.score)
+        self.score = (match.score[0], match.score[1])  # at the start of this game
         self.crawford = crawford
         self.post_crawford = post_crawford
         self.first = first
@@ -200,6 +200,13 @@ class Game:
     @property
     def over(self) -> bool:
         return self.phase is Phase.OVER
+
+    @property
+    def to_play(self) -> Dice:
+        """The roll to play (phase ``move``); GameError in any other phase."""
+        if self.phase is not Phase.MOVE or self.dice is None:
+            raise GameError(f"there is no roll to play now (the game is in phase {self.phase})")
+        return self.dice
 
     def board_for(self, player: int) -> np.ndarray:
         """The board seen by ``player`` (its checkers positive, numbered from its side)."""
@@ -401,7 +408,8 @@ class Match:
         if games is not None and games < 1:
             raise GameError(f"a session plays at least one game, got {games}")
         self.length = length
-        self.names = tuple(names)
+        first, second = names
+        self.names = (first, second)
         self.rng = rng if rng is not None else np.random.default_rng()
         if length and (jacoby or beavers):
             raise GameError("the Jacoby rule and beavers apply to money play, not to a match")

@@ -119,6 +119,7 @@ class Lockstep:
                 raise ValueError(
                     f"game {self.game[i]}: the opening roll needs two different dice, got {a}-{b}"
                 )
+            assert self.rolls is not None  # allocated with game_dice
             self.rolls[i] = rolls[: self.max_plies]
         first = 0 if a > b else 1
         self.boards[i] = self.start
@@ -130,7 +131,7 @@ class Lockstep:
     def step(self, choose: Chooser) -> list[FinishedGame]:
         """Play one ply in every running game; return the games that ended."""
         idx = np.flatnonzero(self.active)
-        if self.record:
+        if self.history is not None:  # recording
             self.history[idx, self.plies[idx]] = self.boards[idx]
         boards, dice = self.boards[idx], self.dice[idx]
         batch = generate(boards, dice)
@@ -152,11 +153,14 @@ class Lockstep:
         finished = []
         for i in done:
             result = outcome(self.boards[i])
+            assert result is not None  # the side not on roll has no checker left
             # Seen from the loser on roll: player[i] lost.
             pts = result.points()
             points = -pts if self.player[i] == 0 else pts
             hist = (
-                self.history[i, : self.plies[i]].copy() if self.record else np.empty((0, NUM_SLOTS), np.int8)
+                self.history[i, : self.plies[i]].copy()
+                if self.history is not None
+                else np.empty((0, NUM_SLOTS), np.int8)
             )
             finished.append(
                 FinishedGame(

@@ -138,7 +138,7 @@ class MatchState:
 
     @classmethod
     def match(cls, length: int, score: tuple[int, int] = (0, 0), *, crawford: bool = False) -> MatchState:
-        return cls(length, tuple(score), crawford)
+        return cls(length, score, crawford)  # __post_init__ checks and normalises the score
 
     def __post_init__(self) -> None:
         def whole(name: str, v: object) -> int:

@@ -176,7 +176,8 @@ def _game_text(game: Game, names: tuple[str, str]) -> list[str]:
 
 def format_mat(match: Match, *, comments: Sequence[str] = ('[Site "bgnet"]',)) -> str:
     """The ``.mat`` text of ``match`` (every game, finished or not)."""
-    names = tuple(n.replace(":", "_").strip() or f"player {i}" for i, n in enumerate(match.names))
+    first, second = (n.replace(":", "_").strip() or f"player {i}" for i, n in enumerate(match.names))
+    names = (first, second)
     lines = [f"; {c}" for c in comments]
     lines += ["", f" {match.length} point match", ""]
     for game in match.games:
@@ -244,10 +245,11 @@ def record_game(
 
 def find_play(game: Game, play):
     """The legal play of the roll given as ``(from, to)`` steps or as the result board (None: no play)."""
-    legal = legal_plays(Position(game.board, validate=False), game.dice)
+    dice = game.to_play
+    legal = legal_plays(Position(game.board, validate=False), dice)
     if play is None or (not isinstance(play, np.ndarray) and len(play) == 0):
         if legal:
-            raise MatError(f"{game.dice} can be played, but no play was given")
+            raise MatError(f"{dice} can be played, but no play was given")
         return None
     if isinstance(play, np.ndarray) and play.shape == (26,):
         target = Position(play.astype(np.int8), validate=False)
@@ -256,7 +258,7 @@ def find_play(game: Game, play):
     for p in legal:
         if p.position == target:
             return p
-    raise MatError(f"the play is not legal for {game.dice.high}-{game.dice.low}")
+    raise MatError(f"the play is not legal for {dice.high}-{dice.low}")
 
 
 # --------------------------------------------------------------------------
@@ -278,11 +280,11 @@ def _split(line: str) -> tuple[str, str | None]:
     if first_colon >= 0:
         second = body.find(":", first_colon + 1)
         if second >= 0 and second - 2 > 3:
-            left, right = body[: second - 2], body[second - 2 :]
+            left, right_column = body[: second - 2], body[second - 2 :]
             if close >= 0 and close < len(left):
                 left = left[close + 1 :]
-            return left, right
-    right = None
+            return left, right_column
+    right: str | None = None
     if len(body) > 15:
         gap = body.find("  ", 15)
         if gap >= 0:
@@ -323,8 +325,8 @@ def _do(game: Game, player: int, entry: str, where: str) -> None:
             game.take(player)
         elif low.startswith(("drop", "pass", "reject")):
             game.drop(player)
-        elif _WINS.match(low):
-            points = int(_WINS.match(low).group(1))
+        elif wins := _WINS.match(low):
+            points = int(wins.group(1))
             if game.over:
                 if game.winner != player or game.points != points:
                     raise MatError(

@@ -46,7 +46,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol, runtime_checkable
+from typing import IO, Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -136,7 +136,7 @@ class CubePlayer(Player, Protocol):
         ...
 
 
-def supports_cube(player: object) -> bool:
+def supports_cube(player: object) -> TypeGuard[CubePlayer]:
     """Whether ``player`` has the cube methods of :class:`CubePlayer`."""
     return callable(getattr(player, "double", None)) and callable(getattr(player, "take", None))
 
@@ -375,7 +375,7 @@ class RandomPlayer:
     def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
         sizes = np.diff(batch.offsets)
         n = len(sizes)
-        if getattr(batch, "boards", None) is not None:
+        if batch.boards is not None and batch.dice is not None:
             keys = batch.boards.astype(np.int64) @ _MIX + batch.dice[:, 0] * 7 + batch.dice[:, 1]
         else:  # the first result of each roll identifies it well enough
             first = np.minimum(batch.offsets[:-1], max(len(batch.positions) - 1, 0))

@@ -254,11 +254,10 @@ def pubeval_scores(results: np.ndarray, race: bool | np.ndarray | None = None) -
     # Points 24, 23, ..., 1 are input blocks 0..23: flat index k * 31 + n + 15 into a table.
     flat = mover[:, 24:0:-1].T.astype(np.int16) + _BLOCK_BASE
     for flag, (table, w_bar, w_off) in ((False, _CONTACT), (True, _RACE)):
-        rows = np.flatnonzero(race_flags == flag)
-        if len(rows) == 0:
+        found = np.flatnonzero(race_flags == flag)
+        if len(found) == 0:
             continue
-        if len(rows) == n:
-            rows = slice(None)
+        rows: np.ndarray | slice = slice(None) if len(found) == n else found  # a slice is a view: faster
         # gnubg's order: both scalar inputs first, then points 24 down to 1.
         s = w_bar * bar[rows] + w_off * off[rows].astype(np.float32)
         terms = table.ravel().take(flat[:, rows])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bgnet_training.config import FIELDS, ConfigError, default_field_help, load_config
+from .config import FIELDS, ConfigError, default_field_help, load_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, overrides)
     if args.minutes is not None and not args.minutes > 0:
         raise ConfigError(f"--minutes must be > 0, got {args.minutes}")
-    from bgnet_training.train import Trainer  # torch and friends load only when training
+    from .train import Trainer  # torch and friends load only when training
 
     trainer = Trainer(cfg, Path(args.runs), progress=not args.no_progress)
     if trainer.resumed_from is not None:

@@ -16,6 +16,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -91,10 +92,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     db = OneSidedBearoff.load_or_build(args.path)
     sides = {"on_roll": board[1:7], "opponent": flip(board)[1:7]}
     probs = db.probabilities(board[None, :])[0]
-    result = {
+    result: dict[str, Any] = {  # the JSON object of --json
         name: {
             "checkers": {str(p): int(n) for p, n in enumerate(counts, 1) if n},
-            "expected_rolls": round(db.expected_rolls(counts), 6),
+            "expected_rolls": round(float(db.expected_rolls(counts)), 6),
             "rolls": [round(float(x), 6) for x in np.trim_zeros(db.distribution(counts), "b")],
         }
         for name, counts in sides.items()

@@ -149,6 +149,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         disable=True if args.no_progress else None,
         leave=False,
     )
+    result: arena.CubefulResult | arena.MatchResult
     try:
         if cubeful:
             result = arena.play_cubeful(
@@ -175,11 +176,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     asked = args.games
-    got = result.count if cubeful else result.games
+    got = result.count if isinstance(result, arena.CubefulResult) else result.games
     if got < asked:
         print(f"bgnet: interrupted: the result of the {got} of {asked} games finished", file=sys.stderr)
     saved: list[str] = []
     if args.save:
+        assert isinstance(result, arena.CubefulResult)  # --save needs --cube or --match (checked above)
         try:
             saved = result.save(args.save)
         except OSError as e:
@@ -267,10 +269,10 @@ def _read_inputs(path: str, rolls: int, seed: int) -> list[tuple[np.ndarray, tup
         seen: set[tuple[int, int]] = set()
         for _ in range(rolls):
             a, b = (int(x) for x in rng.integers(1, 7, size=2))
-            d = (max(a, b), min(a, b))
-            if d not in seen:
-                seen.add(d)
-                out.append((board, d, source))
+            pair = (max(a, b), min(a, b))
+            if pair not in seen:
+                seen.add(pair)
+                out.append((board, pair, source))
     return out
 
 

@@ -103,7 +103,7 @@ def _text(d: CubeDecision, match: MatchState) -> str:
         lines.append(line)
     lines += ["", f"Proper cube action: {d.action}"]
     for who, keys in (("side on roll", ("no_double", "double")), ("opponent", ("take", "pass", "beaver"))):
-        wrong = [(k, d.costs[k]) for k in keys if d.costs.get(k) is not None and d.costs[k] >= 5e-5]
+        wrong = [(k, cost) for k in keys if (cost := d.costs.get(k)) is not None and cost >= 5e-5]
         if wrong:
             label = {"no_double": f"no {dbl.lower()}", "double": dbl.lower()}
             text = ", ".join(f"{label.get(k, k)} -{v:.4f}" for k, v in wrong)

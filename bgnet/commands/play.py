@@ -34,7 +34,7 @@ from bgnet.formats import GameState, MatchInfo, match_id, position_id
 from bgnet.game import Action, Game, GameError, Match, Phase
 from bgnet.notation import legal_plays, parse_play
 from bgnet.players import DEFAULT_PLAY_PLY, MAX_PLY, NetPlayer, check_ply
-from bgnet.position import Position, draw
+from bgnet.position import STARTING, Position, draw
 from bgnet.probabilities import flip as flip_probs
 
 BOT, PERSON = 0, 1
@@ -148,7 +148,7 @@ def game_ids(game: Game) -> tuple[str, str]:
         resignation=game.resigned if game.phase is Phase.RESIGNED else 0,
         dice=(game.dice.high, game.dice.low) if game.dice is not None and not game.over else (0, 0),
         match_length=game.match.length,
-        score=tuple(game.score) if game.match.length else (0, 0),  # at the start of this game
+        score=game.score if game.match.length else (0, 0),  # at the start of this game
         jacoby=game.match.jacoby,
     )
     return position_id(game.board), match_id(info)
@@ -247,7 +247,7 @@ class PlaySession:
             return ""
         if a.kind == "move":
             first = next(x for x in game.actions if x.kind == "move") is a
-            rolled = "" if first else f"{name} rolls {a.dice[0]}-{a.dice[1]}.\n"
+            rolled = "" if first or a.dice is None else f"{name} rolls {a.dice[0]}-{a.dice[1]}.\n"
             return rolled + (f"{name} plays {a.notation}." if a.steps else f"{name} cannot move.")
         return {
             "double": f"{name} doubles to {a.value}.",
@@ -493,8 +493,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     bot = NetPlayer.from_checkpoint(args.checkpoint, ply=args.ply)
     games = None if length else (args.games or 1)
     rng = np.random.default_rng(args.seed)
-    kwargs = {"start": start} if start is not None else {}
-    match = Match(length, ("bgnet", args.name), rng, jacoby=args.jacoby, games=games, **kwargs)
+    first = start if start is not None else STARTING
+    match = Match(length, ("bgnet", args.name), rng, jacoby=args.jacoby, games=games, start=first)
     session = PlaySession(match, bot, Console())
     if start is not None:
         session.c.say(f"Starting from {position_id(start.board)} (the winner of the opening roll on roll).")

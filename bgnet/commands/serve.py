@@ -95,6 +95,7 @@ class Responder:
 
     def _decide(self, d: Decision) -> str:
         if d.kind == "move":
+            assert d.dice is not None  # fibs.decision gives every move its roll
             play = self.bot.best_play(d.board, d.dice)
             if play is None:
                 return ""
@@ -179,7 +180,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except OSError as e:
         raise BgnetError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") from None
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # close the socket on kill, as on Ctrl-C
-    host, port = server.server_address[:2]
+    host, port = server.socket.getsockname()[:2]
     print(f"bgnet serve: listening on {host}:{port} (ply {args.ply})", flush=True)
     print(f"In gnubg: set player 1 external {host}:{port}", flush=True)
     try:
