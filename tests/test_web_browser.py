@@ -26,6 +26,7 @@ pytest.importorskip("selenium", reason="selenium is not installed (pip install '
 
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from test_web import serving  # noqa: E402
@@ -171,7 +172,8 @@ def test_a_whole_game_played_by_clicks(browser, url):
     assert "you play" in log and "bgnet rolls" in log
 
 
-def test_the_undo_button_takes_back_a_step(browser, url):
+def test_undo_takes_back_a_step_and_a_checker_can_be_dragged(browser, url):
+    browser.get(f"{url}/static/style.css")  # the same origin: this tab's session is forgotten
     browser.execute_script("sessionStorage.clear()")
     browser.get(f"{url}/?speed=0&seed=3")
     state = wait_ready(browser)
@@ -188,6 +190,14 @@ def test_the_undo_button_takes_back_a_step(browser, url):
     assert shown_board(browser) == step_board(board, f, t).tolist()
     browser.find_element(By.ID, "undo").click()
     assert shown_board(browser) == board.tolist()
+    # The same step by dragging the checker to its point.
+    source = browser.find_element(By.ID, f"pt-{f}")
+    target = browser.find_element(By.ID, "pt-off" if t == 0 else f"pt-{t}")
+    a, b = source.rect, target.rect  # the board is drawn anew on the press: move by coordinates
+    dx = round(b["x"] + b["width"] / 2 - (a["x"] + a["width"] / 2))
+    dy = round(b["y"] + b["height"] / 2 - (a["y"] + a["height"] / 2))
+    ActionChains(browser).move_to_element(source).click_and_hold().move_by_offset(dx, dy).release().perform()
+    assert shown_board(browser) == step_board(board, f, t).tolist()
 
 
 def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url, bot):
