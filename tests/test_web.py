@@ -26,7 +26,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="the web extra (starlette, uvico
 
 from bgnet.cli import main  # noqa: E402
 from bgnet.dice import Dice  # noqa: E402
-from bgnet.formats import parse_position  # noqa: E402
+from bgnet.formats import parse_position, position_id  # noqa: E402
 from bgnet.matfile import parse_mat  # noqa: E402
 from bgnet.notation import legal_plays  # noqa: E402
 from bgnet.players import NetPlayer  # noqa: E402
@@ -126,6 +126,22 @@ def test_api_position_gives_the_board_and_the_ids_to_copy(url):
     assert doc["board"] == [int(x) for x in parse_position(START)[0].board]
     status, doc = call(url, "GET", "/api/position", params={"position": "4HPwATDgc/ABMA:cIkWAAAAAAAA"})
     assert doc["match_id"] == "cIkWAAAAAAAA" and doc["xgid"].startswith("XGID=-b----E-C---eE---c-e----B-:")
+
+
+def test_api_position_takes_a_board_set_up_by_hand(url):
+    board = [0] * 26
+    board[1], board[6], board[24], board[0] = 2, 3, -2, -1
+    status, doc = call(url, "GET", "/api/position", params={"board": ",".join(map(str, board))})
+    assert status == 200 and doc["board"] == board
+    assert doc["position_id"] == position_id(np.array(board, dtype=np.int8)) and doc["match_id"] is None
+    for bad, words in [
+        ("1,2,3", "26 counts"),
+        ("a," * 25 + "b", "whole numbers"),
+        (",".join(["0"] + ["2"] * 25), "at most 15"),
+        (",".join(["0"] * 25 + ["1"]), "the game is over"),
+    ]:
+        status, doc = call(url, "GET", "/api/position", params={"board": bad})
+        assert status == 400 and set(doc) == {"error"} and words in doc["error"], doc
 
 
 @pytest.mark.parametrize(

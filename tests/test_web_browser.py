@@ -33,6 +33,7 @@ from test_web import serving  # noqa: E402
 
 from bgnet.commands.analyze import analyze, parse_input  # noqa: E402
 from bgnet.dice import Dice  # noqa: E402
+from bgnet.formats import position_id  # noqa: E402
 from bgnet.notation import legal_plays  # noqa: E402
 from bgnet.players import NetPlayer  # noqa: E402
 from bgnet.position import STARTING, Position, flip  # noqa: E402
@@ -236,6 +237,25 @@ def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url,
     if shots():
         shots().mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(shots() / "web-analysis.png"))
+    # A position set up by hand: a race, two white checkers on the 1-point, two black on their 1-point.
+    browser.find_element(By.ID, "edit").click()
+    browser.find_element(By.ID, "clear").click()
+    click(browser, 1)
+    click(browser, 1)
+    browser.find_element(By.CSS_SELECTOR, "#editmode option[value=black]").click()
+    click(browser, 24)
+    click(browser, 24)
+    board = np.zeros(26, dtype=np.int8)
+    board[1], board[24] = 2, -2
+    assert shown_board(browser) == board.tolist()
+    browser.find_element(By.ID, "done").click()
+    WebDriverWait(browser, 60).until(
+        lambda d: d.execute_script("return window.bgnet.ready && window.bgnet.analysis.dice[0] === 6")
+        and d.find_element(By.ID, "pid").text == position_id(board)
+    )
+    assert browser.find_element(By.ID, "position").get_attribute("value") == position_id(board)
+    top = browser.find_element(By.CSS_SELECTOR, "#plays tbody tr td:nth-child(2)").text
+    assert top == "1/off(2)"  # 6-4 bears both off
     # Bad input: the problem is named on the page.
     box = browser.find_element(By.ID, "position")
     box.clear()

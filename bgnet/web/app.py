@@ -11,7 +11,8 @@ API (every answer JSON; bad input a 4xx with ``{"error": "..."}``):
                                                   (without ``dice``: the cube decision); also ``xgid``,
                                                   ``match_id`` as the command's options
 ``GET /api/position?position=P``           the board (from the side on roll), pips, dice, cube and the
-                                           IDs (Position ID, Match ID, XGID) of a pasted position
+                                           IDs (Position ID, Match ID, XGID) of a pasted position;
+                                           ``?board=`` 26 counts: a position set up by hand
 ``POST /api/games``                        a new session: ``{"length": 0 | N, "jacoby", "beavers",
                                            "seed"}``; returns its state, with ``id``
 ``GET /api/games/{id}``                    the session's state (see :meth:`WebGame.state`)
@@ -36,6 +37,7 @@ import threading
 from collections import OrderedDict
 from importlib.resources import files
 
+import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -49,7 +51,7 @@ from bgnet.errors import BgnetError
 from bgnet.formats import Xgid, match_id, parse_position, position_id
 from bgnet.game import GameError
 from bgnet.players import MAX_PLY, NetPlayer
-from bgnet.position import check_in_play
+from bgnet.position import Position, check_in_play
 from bgnet.web.session import ACTIONS, WebGame
 
 __all__ = ["MAX_SESSIONS", "create_app", "ids_of"]
@@ -80,6 +82,17 @@ def _int(params, name: str, default: int, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise ApiError(400, f"{name} must be {lo} to {hi}, got {value}")
     return value
+
+
+def _board_of(text: str) -> np.ndarray:
+    """26 comma-separated counts (bgnet's layout, from the side on roll) as a board array."""
+    try:
+        slots = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ApiError(400, f"board must be 26 comma-separated whole numbers, got {text[:80]!r}") from None
+    if len(slots) != 26 or any(not -15 <= x <= 15 for x in slots):
+        raise ApiError(400, f"board must be 26 counts from -15 to 15, got {len(slots)} numbers")
+    return np.array(slots, dtype=np.int8)
 
 
 def ids_of(position, info) -> dict:
@@ -157,11 +170,15 @@ def create_app(bot: NetPlayer) -> Starlette:
 
     async def api_position(request: Request) -> Response:
         text = request.query_params.get("position")
-        if not text:
+        board = request.query_params.get("board")
+        if board and not text:  # a position set up by hand: 26 slots from the side on roll
+            position, info = Position(_board_of(board)), None
+        elif not text:
             raise ApiError(
                 400, "give a position: ?position=ID (GNUBG Position ID, positionid:matchid or XGID)"
             )
-        position, info = parse_position(text)
+        else:
+            position, info = parse_position(text)
         check_in_play(position.board)
         rolled = info.rolled if isinstance(info, Xgid) else (info.dice if info and info.dice[0] else None)
         cube = None

@@ -67,6 +67,48 @@
     }
   }
 
+  // -- setting up a position by hand: click points (the bar: 25 white, 0 black) in the chosen mode --------
+  let editing = null;
+  const drawEdit = () => BG.render($("board"), editing, { cube: { value: 1, owner: "centered" } });
+  $("edit").onclick = () => {
+    editing = (app.position ? app.position.board : new Array(26).fill(0)).slice();
+    $("edittools").classList.remove("hidden");
+    $("edit").classList.add("hidden");
+    drawEdit();
+  };
+  $("clear").onclick = () => { editing = new Array(26).fill(0); drawEdit(); };
+  $("board").addEventListener("click", (e) => {
+    if (!editing) return;
+    const hit = e.target.closest ? e.target.closest("[data-slot]") : null;
+    if (!hit || hit.id === "pt-off") return;
+    const slot = Number(hit.getAttribute("data-slot"));
+    const mode = $("editmode").value;
+    if (slot === 25) {  // the bar: white's checkers are slot 25, black's slot 0
+      if (mode === "white") editing[25] += 1;
+      else if (mode === "black") editing[0] -= 1;
+      else if (editing[25] > 0) editing[25] -= 1;
+      else if (editing[0] < 0) editing[0] += 1;
+    } else if (mode === "remove") {
+      if (editing[slot]) editing[slot] -= Math.sign(editing[slot]);
+    } else {
+      const sign = mode === "white" ? 1 : -1;
+      if (editing[slot] * sign < 0) editing[slot] = 0;  // a point holds one side's checkers
+      editing[slot] += sign;
+    }
+    drawEdit();
+  });
+  $("done").onclick = async () => {
+    $("error").textContent = "";
+    try {
+      const pos = await get("/api/position", { board: editing.join(",") });
+      $("position").value = pos.position_id;
+      editing = null;
+      $("edittools").classList.add("hidden");
+      $("edit").classList.remove("hidden");
+      analyse();
+    } catch (e) { $("error").textContent = e.message; }
+  };
+
   $("form").onsubmit = (e) => { e.preventDefault(); analyse(); };
   analyse();
 })();
