@@ -12,9 +12,11 @@ import pytest
 from boards import tiny_checkpoint
 
 from bgnet.commands.play import Console, PlaySession
+from bgnet.dice import Dice
 from bgnet.evaluator import FunctionEvaluator
 from bgnet.game import Match
 from bgnet.matfile import read_mat
+from bgnet.notation import legal_plays
 from bgnet.players import NetPlayer
 from bgnet.position import STARTING
 from tests.boards import pos
@@ -67,9 +69,13 @@ class ScriptedDice:
 def person(answers: dict[str, list[str]] | None = None, default: dict[str, str] | None = None):
     """A scripted person: for a prompt containing KEY, the next of answers[KEY], else default[KEY]."""
     answers = {k: list(v) for k, v in (answers or {}).items()}
-    default = {"Your move": "#1", "roll or double": "roll", "Take or drop": "take", "Another game": "no"} | (
-        default or {}
-    )
+    default = {
+        "Your move": "#1",
+        "or undo": "",
+        "roll or double": "roll",
+        "Take or drop": "take",
+        "Another game": "no",
+    } | (default or {})
     asked: list[str] = []
 
     def reader(prompt: str) -> str | None:
@@ -193,6 +199,64 @@ def test_resignation_rejected_then_accepted():
     assert "bgnet wins by resignation: 1 point." in text
 
 
+def _opening_65() -> Match:
+    """A money game from the start in which the person (player 1) opens with 6-5."""
+    return Match(0, ("bgnet", "you"), ScriptedDice([(5, 6)]), games=1, start=STARTING)
+
+
+def _person_moves(match: Match) -> list[str]:
+    return [a.notation for a in match.games[0].actions if a.kind == "move" and a.player == 1]
+
+
+def test_undo_takes_back_a_play_before_it_is_confirmed():
+    match = _opening_65()
+    reader = person(
+        {"Your move": ["help", "undo", "24/13", "13/7 13/8"], "or undo": ["help", "board", "undo", ""]},
+        {"Your move": "quit"},
+    )
+    text = run(match, ScriptedBot(), reader)
+    assert "Nothing to undo" in text and "after a play, Enter confirms it and undo takes it back" in text
+    assert "You play 24/13." in text and "Undone: 24/13." in text
+    assert "You play 13/8 13/7." in text
+    assert "Commands: Enter (or ok) confirms the play, undo takes it back" in text
+    # The undone play was never made: the person's first move is the second play, then the bot moved.
+    assert _person_moves(match) == ["13/8 13/7"]
+    first = match.games[0].actions[0]
+    assert (first.player, first.dice, first.notation) == (1, (6, 5), "13/8 13/7")
+    assert match.games[0].actions[1].player == 0
+    # After the undo the move prompt is asked again, on the same roll.
+    moves = [p for p in reader.asked if "Your move" in p]
+    assert moves[:4] == ["You rolled 6-5. Your move: "] * 4
+
+
+def piped(match: Match, script: str) -> str:
+    out = io.StringIO()
+    PlaySession(match, ScriptedBot(), Console(out=out, stdin=io.StringIO(script))).run()
+    return out.getvalue()
+
+
+def test_undo_with_piped_input_and_a_command_typed_at_the_confirm_prompt():
+    match = _opening_65()
+    text = piped(match, "24/13\nundo\n#2\nhint\nquit\n")
+    assert "Confirm (Enter) or undo? undo\nUndone: 24/13." in text
+    # hint confirms #2 and is carried out at the next prompt (the person may double: the cube hint).
+    second = legal_plays(STARTING, Dice.of(6, 5))[1].notation
+    assert f"You play {second}.\n" in text and "Confirm (Enter) or undo? hint\n" in text
+    assert "roll or double? hint\nCube: " in text
+    assert _person_moves(match) == [second] and second != "24/13"
+    assert match.games[0].actions[1].player == 0 and "Quit (quit)." in text
+
+
+def test_quit_or_the_end_of_the_input_at_the_confirm_prompt_keeps_the_play():
+    match = _opening_65()
+    text = piped(match, "24/13\n")
+    assert "Quit (the input ended)." in text and _person_moves(match) == ["24/13"]
+    match = _opening_65()
+    text = piped(match, "24/13\nundo\n13/7 13/8\nquit\n")
+    assert "Quit (quit)." in text and _person_moves(match) == ["13/8 13/7"]
+    assert len(match.games[0].actions) == 1  # quit at once: the bot did not move
+
+
 def test_the_end_of_the_input_quits_cleanly():
     match = Match(3, ("bgnet", "you"), np.random.default_rng(1))
     text = run(match, ScriptedBot(), lambda prompt: None)
@@ -257,6 +321,21 @@ def test_piped_input_that_ends_early_and_bad_arguments(checkpoint):
     assert r.returncode == 2 and "--match takes a length from 1 to 25" in r.stderr
     r = play_cli(["--match", "3", "--money"], "")
     assert r.returncode == 2 and "not allowed with" in r.stderr
+
+
+@pytest.mark.slow
+def test_piped_undo_is_not_played_nor_saved(checkpoint, tmp_path):
+    # Seed 5: the person opens with 5-1. #1 is typed and undone, #2 is confirmed with Enter.
+    save = tmp_path / "undo.mat"
+    args = ["--money", "--seed", "5", "--checkpoint", str(checkpoint), "--save", str(save)]
+    r = play_cli(args, "#1\nundo\n#2\n\nquit\n")
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    first, second = (p.notation for p in legal_plays(STARTING, Dice.of(5, 1))[:2])
+    assert "You move first with 5-1." in r.stdout
+    assert f"Confirm (Enter) or undo? undo\nUndone: {first}." in r.stdout
+    assert f"You play {second}.\n" in r.stdout and "Quit (quit)." in r.stdout
+    moves = [a for a in read_mat(save).games[0].actions if a.kind == "move"]
+    assert moves[0].player == 1 and moves[0].notation == second
 
 
 def test_board_is_drawn_from_the_person():

@@ -13,9 +13,13 @@ a play typed there is refused: roll first, you have not seen the dice.
 At the move prompt: a play in gnubg notation (``24/18 13/11``, ``bar/22``,
 ``6/off``, ``8/5(2)``, ``13/7/5``, ``24/13``), ``list`` (or ``?``) for the
 numbered legal plays and ``#N`` to play the N-th, ``hint`` (the bot's best
-plays with equities), ``resign``.  When doubled: ``take``, ``drop``,
-``hint``.  Anywhere: ``board``, ``help``, ``quit``.  A bad or illegal input
-gets a message and a new prompt; the end of the input quits.
+plays with equities), ``resign``.  A play is shown on the board and
+committed by the next command: Enter (or ``ok``) confirms it, ``undo`` takes
+it back and asks for the move again, any other command confirms it and is
+then carried out.  When doubled: ``take``, ``drop``, ``hint``.  Anywhere:
+``board``, ``help``, ``quit``.  A bad or illegal input gets a message and a
+new prompt; the end of the input quits (after confirming a play waiting for
+it).
 """
 
 from __future__ import annotations
@@ -32,18 +36,23 @@ from bgnet.engine import Engine
 from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.formats import GameState, MatchInfo, match_id, position_id
 from bgnet.game import Action, Game, GameError, Match, Phase
+from bgnet.movegen import Play
 from bgnet.notation import legal_plays, parse_play
 from bgnet.players import DEFAULT_PLAY_PLY, MAX_PLY, NetPlayer, check_ply
-from bgnet.position import STARTING, Position, draw
+from bgnet.position import STARTING, Position, draw, flip
 from bgnet.probabilities import flip as flip_probs
 
 BOT, PERSON = 0, 1
 HELP = {
     "roll": "roll (or Enter), double, hint, resign [single|gammon|backgammon], board, help, quit",
     "move": "a play like 24/18 13/11, bar/22, 6/off, 8/5(2), 13/7/5 or 24/13; list (or ?) and #N; "
-    "hint, resign [single|gammon|backgammon], board, help, quit",
+    "hint, resign [single|gammon|backgammon], board, help, quit; after a play, Enter confirms it "
+    "and undo takes it back",
+    "confirm": "Enter (or ok) confirms the play, undo takes it back; any other command confirms it and "
+    "is carried out next; board, help, quit",
     "doubled": "take, drop, hint, board, help, quit",
 }
+CONFIRM_WORDS = ("", "ok", "confirm", "yes", "y")
 
 
 class Quit(Exception):
@@ -68,6 +77,11 @@ class Console:
         self.terminal = reader is None and _isatty(self.stdin) and self.stdin is sys.stdin
         self.echo = not self.terminal and (reader is not None or not _isatty(self.stdin))
         self.reader = reader or self._read
+        self.pending: list[str] = []  # lines typed ahead, answered by the next prompts
+
+    def push_back(self, line: str) -> None:
+        """Give ``line`` to the next prompt (a command typed at one prompt that is meant for the next)."""
+        self.pending.append(line)
 
     def _read(self, prompt: str) -> str | None:
         line = self.stdin.readline()
@@ -77,6 +91,11 @@ class Console:
         print(text, file=self.out, flush=True)
 
     def ask(self, prompt: str) -> str:
+        if self.pending:
+            ahead = self.pending.pop(0)
+            self.out.write(prompt + ahead + "\n")  # shown where it is carried out
+            self.out.flush()
+            return ahead.strip()
         if self.terminal:
             # A terminal: input() gives line editing (readline) and shows the prompt itself.
             self.out.flush()
@@ -349,6 +368,9 @@ class PlaySession:
                 if self._resign(game, arg.strip()):
                     return
                 continue
+            if word == "undo":
+                self.c.say("Nothing to undo: a play can be taken back right after it is typed.")
+                continue
             if self._common(game, word, "move"):
                 continue
             if text.startswith("#"):
@@ -366,9 +388,42 @@ class PlaySession:
                 except IllegalMoveError as e:
                     self.c.say(_sentence(e))
                     continue
+            if self.confirm(game, play):
+                return
+
+    def confirm(self, game: Game, play: Play) -> bool:
+        """Show ``play`` on the board and commit it on the next command; False when it is undone.
+
+        Enter (or ok) commits it; ``undo`` leaves the game as it was, at the
+        move prompt; any other command commits it and is handed on to the
+        next prompt (``quit`` and the end of the input commit it and quit).
+        """
+        self.c.say(f"You play {play.notation}.")
+        after = draw(flip(play.position.board))  # from the person, whose play it was
+        self.c.say(after)
+        while True:
+            try:
+                text = self.c.ask("Confirm (Enter) or undo? ")
+            except Quit:
+                game.move(play)
+                raise
+            word = text.lower().partition(" ")[0]
+            if word == "undo":
+                self.c.say(f"Undone: {play.notation}.")
+                self.c.say(render(game, self.names))
+                return False
+            if word in ("help", "h"):
+                self.c.say("Commands: " + HELP["confirm"])
+                continue
+            if word == "board":
+                self.c.say(after)
+                continue
             game.move(play)
-            self.c.say(f"You play {play.notation}.")
-            return
+            if word in ("quit", "q", "exit"):
+                raise Quit("quit")
+            if word not in CONFIRM_WORDS:
+                self.c.push_back(text)
+            return True
 
     def take_prompt(self, game: Game) -> None:
         self.c.say(render(game, self.names))
