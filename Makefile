@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-.PHONY: setup test test-fast watch play web moves train bench-movegen bench-selfplay bench-pubeval bench-eval bench-web lint clean
+.PHONY: setup test test-fast watch play web moves train bench-movegen bench-selfplay bench-pubeval bench-eval bench-rollout bench-web lint clean
 
 setup: $(STAMP)
 
@@ -52,6 +52,10 @@ bench-pubeval: $(STAMP)
 
 bench-eval: $(STAMP)
 	$(PY) benchmarks/eval.py
+
+## bgnet's rollouts against GNU Backgammon 1.07's (the Debian gnubg program), games per second, one thread.
+bench-rollout: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) benchmarks/rollout.py
 
 bench-web: $(STAMP)
 	$(PY) benchmarks/web_load.py

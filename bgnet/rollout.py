@@ -284,28 +284,45 @@ def play_out(
             raise RuntimeError(f"a rollout game passed {settings.max_plies} plies")
         dice = trial_dice(settings.seed, t, trial[idx], stratify=settings.stratify, total=settings.games)
         new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
+        here = boards[idx]
         if settings.luck:
             roll = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
-            for lo in range(0, len(idx), _LUCK_CHUNK):
-                sl = slice(lo, lo + _LUCK_CHUNK)
-                probs, results, _moved = best_of_rolls(ev, boards[idx[sl]])
+            # Early on many games share a board (every game starts from a root): value each once.
+            uniq, inv = _distinct(here) if t < _DEDUP_PLIES else (here, np.arange(len(here)))
+            for lo in range(0, len(uniq), _LUCK_CHUNK):
+                probs, results, _moved = best_of_rolls(ev, uniq[lo : lo + _LUCK_CHUNK])
+                mine = np.flatnonzero((inv >= lo) & (inv < lo + len(probs)))
+                k = inv[mine] - lo
                 mean = np.einsum("nkj,k->nj", probs, ROLL_WEIGHTS)
-                here = np.arange(len(probs))
-                thrown = probs[here, roll[sl]]
-                luck[idx[sl]] += _diff_to_root(thrown - mean, own[idx[sl]])
-                new[sl] = results[here, roll[sl]]
+                thrown = probs[k, roll[mine]]
+                luck[idx[mine]] += _diff_to_root(thrown - mean[k], own[idx[mine]])
+                new[mine] = results[k, roll[mine]]
         if not settings.luck or settings.ply > 0:
-            batch = generate(boards[idx], dice)
+            pairs = np.concatenate([here, dice.astype(np.int8)], axis=1)
+            uniq, inv = _distinct(pairs) if t < _DEDUP_PLIES else (pairs, None)
+            batch = generate(uniq[:, :NUM_SLOTS], uniq[:, NUM_SLOTS:].astype(np.int64))
             rows = ev.choose(batch, None, settings.ply)
+            if inv is not None:
+                rows = rows[inv]
             moved = rows >= 0
             new[moved] = batch.positions[rows[moved]]
-            new[~moved] = flip_board(boards[idx[~moved]])
+            new[~moved] = flip_board(here[~moved])
         boards[idx] = new
         own[idx] = ~own[idx]
         over, final = final_probabilities(new)
         if over.any():
             finish(idx[over], final[over])
     return (out - luck).reshape(n_roots, n_trials, 5)
+
+
+_DEDUP_PLIES = 3
+"""Plies at the start of the games where identical boards (and rolls) are evaluated once."""
+
+
+def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a 2-d int8 array and, for each row, the index of its distinct row."""
+    uniq, inv = np.unique(rows, axis=0, return_inverse=True)
+    return np.ascontiguousarray(uniq), inv.reshape(-1)
 
 
 def _diff_to_root(diff: np.ndarray, own: np.ndarray) -> np.ndarray:
