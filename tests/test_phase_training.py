@@ -185,3 +185,15 @@ def test_a_shipped_file_keeps_the_networks_and_drops_the_training_state(tmp_path
         shipped.probabilities(boards), trainer.evaluator.probabilities(boards), atol=1e-6
     )
     assert ship([str(tmp_path / "absent.pt"), str(out)]) == 2
+
+
+def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():
+    from bgnet import arena
+    from bgnet.players import NetPlayer
+
+    ev = NetEvaluator.from_checkpoint()  # the shipped set, with the bearoff database
+    assert ev.race is not None and ev.bearoff is not None
+    assert ev.phases(np.stack([RACE_BOARD.board, CONTACT_BOARD.board])).tolist() == [1, 0]
+    result = arena.play(NetPlayer(ev), "pubeval", games=4, seed=9)  # the referee checks every play
+    assert not result.illegal and len(result.points) == 4
+    assert set(result.points.tolist()) <= {-3, -2, -1, 1, 2, 3}
