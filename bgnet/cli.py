@@ -19,6 +19,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from typing import NoReturn
 
 import numpy as np
 
@@ -39,7 +40,7 @@ EXIT_BAD_INPUT = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse prints usage too)
+    def error(self, message: str) -> NoReturn:  # one line, exit 2 (argparse prints usage too)
         self.exit(EXIT_BAD_INPUT, f"bgnet: error: {message}\n")
 
 
@@ -57,7 +58,7 @@ def _plays_json(
     plays = []
     for r in rows:
         steps = [(int(f), int(t)) for f, t in batch.steps[r] if f >= 0]
-        play = {"play": format_play(position.board, steps), "position": ids[r]}
+        play: dict[str, object] = {"play": format_play(position.board, steps), "position": ids[r]}
         if probs is not None:
             play["equity"] = round(float(eq[r]), 6)
             play["probabilities"] = [round(float(x), 6) for x in probs[r]]

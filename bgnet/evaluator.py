@@ -72,7 +72,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol, overload
 
 import numpy as np
 import torch
@@ -381,6 +381,26 @@ class Evaluator:
         theirs[rows] = self.probabilities(positions[rows], ply)
         plies[rows] = ply
         return theirs, plies
+
+    @overload
+    def rank(
+        self,
+        batch: MoveBatch,
+        ply: int = 0,
+        filters: Filters | None = None,
+        *,
+        with_plies: Literal[False] = ...,
+    ) -> np.ndarray: ...
+
+    @overload
+    def rank(
+        self,
+        batch: MoveBatch,
+        ply: int = 0,
+        filters: Filters | None = None,
+        *,
+        with_plies: Literal[True],
+    ) -> tuple[np.ndarray, np.ndarray]: ...
 
     def rank(
         self,

@@ -36,10 +36,11 @@ from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
-from bgnet_training.config import ConfigError, TrainConfig, load_config, make_config
-from bgnet_training.grow import widen_into
-from bgnet_training.td import lambda_returns
-from bgnet_training.workers import GameBatch
+
+from .config import ConfigError, TrainConfig, load_config, make_config
+from .grow import widen_into
+from .td import lambda_returns
+from .workers import GameBatch
 
 
 def pick_device(name: str) -> torch.device:
@@ -365,7 +366,7 @@ class Trainer:
         try:
             count = cfg.worker_count()
             if ray or count > 0:
-                from bgnet_training.workers import make_pool
+                from .workers import make_pool
 
                 if ray and cfg.workers == -1:
                     import ray as ray_module

@@ -87,8 +87,8 @@ class SelfPlayWorker:
     def __init__(self, config: dict[str, Any], worker: int, seed: list[int]) -> None:
         import torch
 
-        from bgnet_training.config import make_config
-        from bgnet_training.train import build_evaluator, selfplay_chooser
+        from .config import make_config
+        from .train import build_evaluator, selfplay_chooser
 
         torch.set_num_threads(1)
         self.cfg = make_config(config)
@@ -106,7 +106,7 @@ class SelfPlayWorker:
     def set_weights(self, version: int, weights: dict[str, dict[str, np.ndarray]]) -> None:
         import torch
 
-        from bgnet_training.train import load_weights
+        from .train import load_weights
 
         load_weights(
             self.evaluator, {n: {k: torch.from_numpy(v) for k, v in w.items()} for n, w in weights.items()}
@@ -114,7 +114,7 @@ class SelfPlayWorker:
         self.version = version
 
     def play(self, games: int) -> GameBatch:
-        from bgnet_training.train import training_targets
+        from .train import training_targets
 
         finished: list = []
         while len(finished) < games:
