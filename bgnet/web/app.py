@@ -226,10 +226,18 @@ def create_app(bot: NetPlayer) -> Starlette:
                 sessions.popitem(last=False)
         return JSONResponse({"id": sid, **web.state()}, status_code=201)
 
+    def locked(web: WebGame, fn):
+        """``fn()`` holding the session's lock, in a worker thread (a bot's move may hold it a while)."""
+
+        def run():
+            with web.lock:
+                return fn()
+
+        return run_in_threadpool(run)
+
     async def game_state(request: Request) -> Response:
         web = session(request)
-        with web.lock:
-            return JSONResponse({"id": request.path_params["sid"], **web.state()})
+        return JSONResponse({"id": request.path_params["sid"], **await locked(web, web.state)})
 
     async def game_action(request: Request) -> Response:
         web = session(request)
@@ -239,25 +247,19 @@ def create_app(bot: NetPlayer) -> Starlette:
         body = await body_of(request)
 
         def act() -> dict:
-            with web.lock:
-                web.act(action, body)
-                return web.state()
+            web.act(action, body)
+            return web.state()
 
-        return JSONResponse({"id": request.path_params["sid"], **await run_in_threadpool(act)})
+        return JSONResponse({"id": request.path_params["sid"], **await locked(web, act)})
 
     async def game_hint(request: Request) -> Response:
         web = session(request)
 
-        def hint() -> dict:
-            with web.lock:
-                return web.hint()
-
-        return JSONResponse(await run_in_threadpool(hint))
+        return JSONResponse(await locked(web, web.hint))
 
     async def game_mat(request: Request) -> Response:
         web = session(request)
-        with web.lock:
-            text = web.mat()
+        text = await locked(web, web.mat)
         name = f"bgnet-{request.path_params['sid'][:8]}.mat"
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
