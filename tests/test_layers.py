@@ -30,7 +30,14 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("cube", {"bgnet.cube", "bgnet.met"}),
     (
         "players",
-        {"bgnet.players", "bgnet.engine", "bgnet.arena", "bgnet.benchmark_positions", "bgnet.analysis"},
+        {
+            "bgnet.players",
+            "bgnet.engine",
+            "bgnet.arena",
+            "bgnet.benchmark_positions",
+            "bgnet.analysis",
+            "bgnet.cubeful_rollout",
+        },
     ),
     ("apps", {"bgnet.cli", "bgnet.__main__", "bgnet.commands", "bgnet.web"}),
 ]

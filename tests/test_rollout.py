@@ -136,7 +136,7 @@ def test_rollout_command_json_for_the_plays_of_a_roll(capsys):
         (["rollout", "4HPwATDgc/ABMA", "--games", "1"], "at least 2"),
         (["rollout", "4HPwATDgc/ABMA", "--truncate", "0"], "truncate"),
         (["rollout", "4HPwATDgc/ABMA", "--jobs", "-1"], "jobs"),
-        (["rollout", "4HPwATDgc/ABMA", "--cube"], "--cube"),
+        (["rollout", "4HPwATDgc/ABMA", "--cube", "--jobs", "2"], "--jobs 1"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_2(capsys, argv, words):
@@ -152,3 +152,52 @@ def test_the_result_does_not_depend_on_the_number_of_jobs(ev):
     one = rollout_boards(board[None], s, evaluator=ev)[0]
     two = rollout_boards(board[None], s, make_evaluator=partial(NetEvaluator.from_checkpoint), jobs=2)[0]
     assert np.allclose(one.samples, two.samples, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Cubeful rollouts (bgnet/cubeful_rollout.py, ``bgnet rollout --cube``)
+
+
+def test_a_double_pass_position_rolls_out_at_exactly_plus_one(ev):
+    from bgnet.cubeful_rollout import cubeful_rollout
+    from bgnet.match import CubeState, MatchState
+
+    board = pos({6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}, {6: 4, 5: 4, 4: 3, 3: 2, 2: 2}).board
+    r = cubeful_rollout(ev, board, CubeState(), MatchState.money(), RolloutSettings(games=36))
+    assert r.equity == 1.0 and r.equity_se == 0 and r.passes == r.doubles == 36
+
+
+def test_a_cubeful_money_rollout_of_a_race_agrees_with_the_cube_formulas(ev):
+    from bgnet.cube import cube_decision, race_pips
+    from bgnet.cubeful_rollout import cubeful_rollout
+    from bgnet.match import CubeState, MatchState
+
+    board = pos({8: 2, 7: 2, 6: 3, 5: 3, 4: 3, 3: 2}, {6: 4, 5: 4, 4: 3, 3: 2, 2: 2}).board
+    r = cubeful_rollout(ev, board, CubeState(), MatchState.money(), RolloutSettings(games=648, seed=1))
+    d = cube_decision(
+        ev.probabilities(board[None], 1)[0], CubeState(), MatchState.money(), pips=race_pips(board)
+    )
+    assert r.doubles > 0  # the cube was used in the games
+    assert abs(r.equity - d.optimal) < 0.15  # Janowski's formula is an approximation; the SE is about 0.07
+
+
+def test_match_winning_chances_after_a_result_follow_the_table():
+    from bgnet.cubeful_rollout import mwc_after
+    from bgnet.match import MatchState
+    from bgnet.met import post_crawford, pre_crawford
+
+    m = MatchState.match(5, (2, 1))  # 3-away, 4-away
+    assert mwc_after(m, 3, 0) == 1.0 and mwc_after(m, 0, 4) == 0.0
+    assert mwc_after(m, 1, 0) == pre_crawford(2, 4) and mwc_after(m, 0, 2) == pre_crawford(3, 2)
+    assert mwc_after(m, 2, 0) == pre_crawford(1, 4)  # we reach 1-away: the Crawford game is next
+    crawford = MatchState.match(5, (4, 1), crawford=True)  # after the Crawford game: post-Crawford
+    assert mwc_after(crawford, 0, 1) == 1 - post_crawford(3)
+
+
+def test_cubeful_rollout_command(capsys):
+    xgid = "XGID=-BBBCCC------------ddcbb--:0:0:1:00:0:0:0:0:10"
+    assert main(["rollout", xgid, "--cube", "--games", "36", "--json", "--no-progress"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cubeful"] and out["equity"] == 1.0 and out["games"] == 36
+    assert main(["rollout", xgid, "--cube", "--dice", "31"]) == 2
+    assert "no dice" in capsys.readouterr().err

@@ -18,8 +18,13 @@ off) and stratified first two rolls (``--no-stratify``).  Games end exactly
 in the bearoff database (``--no-bearoff-stop`` plays them out), or after
 ``--truncate`` plies with the evaluator's value.  ``--jobs N`` spreads the
 games over N processes (0: every core); ``--seed`` fixes the dice, and the
-result does not depend on ``--jobs``.  Cubeful rollouts (``--cube``) are not
-available yet.  See :mod:`bgnet.rollout`.
+result does not depend on ``--jobs``.  See :mod:`bgnet.rollout`.
+
+``--cube`` rolls out a position (no dice) cubeful, money or match, from the
+cube and the score of the XGID or Match ID (a plain Position ID: money play,
+cube centred): both sides double, take and pass by the cube module during
+the games, which are played to the end, without luck adjustment, in one
+process (:mod:`bgnet.cubeful_rollout`).
 """
 
 from __future__ import annotations
@@ -47,11 +52,13 @@ def _fmt_probs(p, se=None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.cube:
-        raise BgnetError("cubeful rollouts (--cube) are not available yet; roll out cubeless without --cube")
     position, info = parse_position(args.position)
     check_in_play(position.board)
     dice = dice_of(args.dice, info)
+    if args.cube and dice is not None:
+        raise BgnetError("--cube rolls out a position before its roll: give no dice (and an XGID with 00)")
+    if args.cube and args.jobs != 1:
+        raise BgnetError("--cube rolls out in one process for now: use --jobs 1")
     if args.jobs < 0:
         raise BgnetError(f"--jobs must be 0 (every core) or more, got {args.jobs}")
     from tqdm import tqdm
@@ -75,7 +82,17 @@ def run(args: argparse.Namespace) -> int:
     out: dict
     bar = tqdm(unit="game", file=sys.stderr, disable=True if args.no_progress else None, leave=False)
     try:
-        if dice is None:
+        if args.cube:
+            from bgnet.cubeful_rollout import cubeful_rollout
+            from bgnet.match import CubeState, MatchState
+
+            cube, match = info.state() if info is not None else (CubeState(), MatchState.money())
+            bar.reset(total=settings.games)
+            result = cubeful_rollout(ev, position.board, cube, match, settings, progress=bar.update)
+            out = {"position": position_ids(position.board[None, :])[0], **result.to_dict()}
+            out["cube"] = {"value": cube.value, "owner": cube.owner.name.lower()}
+            out["match"] = None if match.is_money else {"length": match.length, "score": list(match.score)}
+        elif dice is None:
             bar.reset(total=settings.games)
             result = ro.rollout_boards(
                 position.board[None, :],
@@ -126,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
     out["settings"] = {
         "ply": settings.ply,
         "truncate": settings.truncate,
-        "luck": settings.luck,
+        "luck": settings.luck and not args.cube,
         "stratify": settings.stratify,
-        "bearoff_stop": settings.bearoff_stop,
+        "bearoff_stop": settings.bearoff_stop and not args.cube,
         "seed": settings.seed,
         "jobs": jobs,
     }
@@ -150,6 +167,15 @@ def _print_text(out: dict) -> None:
         + ("variance reduction: " + " and ".join(vr) if vr else "no variance reduction")
         + f", seed {s['seed']}, {out['seconds']:.1f} s"
     )
+    if out.get("cubeful"):
+        m = out["match"]
+        where = "money play" if m is None else f"{m['length']}-point match at {m['score'][0]}-{m['score'][1]}"
+        print(f"Cubeful rollout, {where}, cube {out['cube']['value']} {out['cube']['owner']} ({how}):")
+        print(
+            f"  equity {out['equity']:+.4f} ± {out['equity_se']:.4f} (standard error, normalised to the cube)"
+        )
+        print(f"  {out['doubles']} doubles in the games, {out['passes']} passed")
+        return
     if "plays" not in out:
         print(f"Cubeless rollout ({how}):")
         print(f"  equity {out['equity']:+.4f} ± {out['equity_se']:.4f} (standard error)")
@@ -181,7 +207,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--truncate", type=int, metavar="N", help="stop each game after N plies (evaluator's value)"
     )
-    p.add_argument("--cube", action="store_true", help="cubeful rollout (not available yet)")
+    p.add_argument(
+        "--cube", action="store_true", help="cubeful: the XGID's / Match ID's cube and score (default money)"
+    )
     p.add_argument("--seed", type=int, default=0, help="dice seed (default 0)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; 0: every core)")
     p.add_argument("--no-luck", action="store_true", help="no luck adjustment (variance reduction)")
