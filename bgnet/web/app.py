@@ -270,6 +270,7 @@ def create_app(bot: NetPlayer) -> Starlette:
         return endpoint
 
     async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     async def bad_input(request: Request, exc: Exception) -> Response:
@@ -277,7 +278,8 @@ def create_app(bot: NetPlayer) -> Starlette:
         return JSONResponse({"error": str(exc)}, status_code=status)
 
     async def http_error(request: Request, exc: Exception) -> Response:
-        detail = exc.detail if isinstance(exc, HTTPException) else "error"
+        assert isinstance(exc, HTTPException)
+        detail = exc.detail
         if exc.status_code == 404:
             detail = f"no such page or API call: {request.url.path}"
         elif exc.status_code == 405:

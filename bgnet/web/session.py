@@ -26,6 +26,7 @@ count the beavered cube).
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +97,7 @@ class WebGame:
                 {"play": p.notation, "board": [int(x) for x in flip(p.position.board)]}
                 for p in legal_plays(Position(g.board, validate=False), g.dice)
             ]
-        out = {
+        out: dict[str, Any] = {
             "phase": g.phase.value,
             "actor": None if g.actor is None else _WHO[g.actor],
             "board": [int(x) for x in board],
@@ -294,10 +295,10 @@ class WebGame:
                 self.events.append({"kind": "roll", "who": "you", "dice": [dice.high, dice.low]})
                 continue
             if g.actor == PERSON and g.phase is Phase.MOVE and not len(g.legal_results()):
-                dice = _dice_for(g)
+                rolled = _dice_for(g)
                 g.move(None, PERSON)
-                self.events.append({"kind": "move", "who": "you", "dice": dice, "play": ""})
-                self.message = f"You rolled {dice[0]}-{dice[1]}: no legal play."
+                self.events.append({"kind": "move", "who": "you", "dice": rolled, "play": ""})
+                self.message = f"You rolled {rolled[0]}-{rolled[1]}: no legal play."
                 continue
             break
         if g.over:
