@@ -197,3 +197,28 @@ def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():
     result = arena.play(NetPlayer(ev), "pubeval", games=4, seed=9)  # the referee checks every play
     assert not result.illegal and len(result.points) == 4
     assert set(result.points.tolist()) <= {-3, -2, -1, 1, 2, 3}
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_training_command_with_a_checkpoint(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cfg = tmp_path / "t.toml"
+    cfg.write_text(make_config(dict(TINY, games=100_000, checkpoint_every=10_000)).to_toml())
+    cmd = [sys.executable, "-m", "bgnet.cli", "train", "--config", str(cfg), "--runs", str(tmp_path / "runs")]
+    proc = subprocess.Popen(
+        [*cmd, "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    metrics = tmp_path / "runs" / "tiny" / "metrics.jsonl"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not (metrics.exists() and metrics.read_text().count("\n") >= 3):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "stopped: checkpoint" in out and "Traceback" not in err
+    (latest,) = sorted((tmp_path / "runs" / "tiny").glob("checkpoint-*.pt"))[-1:]
+    assert checkpoint.read(latest)["counters"]["games"] >= 24  # written at the stop, not at 10,000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 from .config import FIELDS, ConfigError, default_field_help, load_config
@@ -48,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"resuming from {trainer.resumed_from} ({trainer.state.games} games done)", flush=True)
     elif cfg.init:
         print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM (kill, a scheduler's stop) stops like Ctrl-C: checkpoint first
+
+    signal.signal(signal.SIGTERM, stop)
     try:
         st = trainer.run(ray=args.ray, minutes=args.minutes)
     except KeyboardInterrupt:
