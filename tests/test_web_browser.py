@@ -219,16 +219,18 @@ def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url,
     assert browser.find_element(By.ID, "cubeaction").text == cube["action"]
     assert shown_board(browser) == [int(x) for x in position.board]
     # Paste an XGID (a 7-point match, cube on 2) and ask again: the match's cube decision.
+    done = (
+        "const a = window.bgnet.analysis;"
+        "return window.bgnet.ready && a.position === arguments[0] && a.dice && a.dice[0] === 6"
+    )
     box = browser.find_element(By.ID, "position")
     box.clear()
     box.send_keys(XGID)
     browser.find_element(By.ID, "dice").clear()
     browser.find_element(By.ID, "dice").send_keys("64")
     browser.find_element(By.ID, "go").click()
-    WebDriverWait(browser, 60).until(lambda d: d.execute_script("return window.bgnet.ready"))
-    WebDriverWait(browser, 60).until(
-        lambda d: d.execute_script("return window.bgnet.analysis && window.bgnet.analysis.dice[0] === 6")
-    )
+    pasted = parse_input(XGID, None, None, None)[0]
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(done, position_id(pasted.board)))
     first = browser.find_element(By.CSS_SELECTOR, "#plays tbody tr td:nth-child(2)").text
     position, dice, ctx = parse_input(XGID, "64", None, None)
     assert first == analyze(bot.evaluator, position, dice, ctx, 0)["plays"][0]["play"]
@@ -249,10 +251,8 @@ def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url,
     board[1], board[24] = 2, -2
     assert shown_board(browser) == board.tolist()
     browser.find_element(By.ID, "done").click()
-    WebDriverWait(browser, 60).until(
-        lambda d: d.execute_script("return window.bgnet.ready && window.bgnet.analysis.dice[0] === 6")
-        and d.find_element(By.ID, "pid").text == position_id(board)
-    )
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(done, position_id(board)))
+    assert browser.find_element(By.ID, "pid").text == position_id(board)
     assert browser.find_element(By.ID, "position").get_attribute("value") == position_id(board)
     top = browser.find_element(By.CSS_SELECTOR, "#plays tbody tr td:nth-child(2)").text
     assert top == "1/off(2)"  # 6-4 bears both off
