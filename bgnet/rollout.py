@@ -25,10 +25,11 @@ plays are measured much more precisely than the plays themselves).
 
 With ``stratify`` the first two rolls are stratified, as gnubg's
 quasi-random dice: in each block of 1296 trials, trial ``i`` gets ordered
-roll ``perm0[i % 36]`` first and ``perm1[i // 36]`` second (``perm`` a
-seeded permutation of the 36 ordered rolls per block), so every pair of
-first two rolls appears exactly once per block; later rolls are
-independent.
+roll ``perm0[i % 36]`` first and ``perm1[(i % 36 + i // 36) % 36]`` second
+(``perm`` a seeded permutation of the 36 ordered rolls per block, per ply):
+trials 36k to 36k + 35 see each first roll and each second roll once
+(a Latin square), and every pair of first two rolls appears exactly once
+per block; later rolls are independent.
 
 Variance reduction (luck adjustment)
 ------------------------------------
@@ -136,6 +137,8 @@ class RolloutSettings:
             raise RolloutError(f"a rollout needs at least 2 games, got {self.games}")
         if not 0 <= self.ply <= 1:
             raise RolloutError(f"rollouts play at ply 0 or 1, got {self.ply}")
+        if self.seed < 0:
+            raise RolloutError(f"--seed must be 0 or more, got {self.seed}")
         if self.truncate is not None and self.truncate < 1:
             raise RolloutError(f"--truncate must be 1 or more plies, got {self.truncate}")
 
@@ -192,7 +195,8 @@ def trial_dice(seed: int, ply: int, trials: np.ndarray, *, stratify: bool, total
     trials = np.asarray(trials, dtype=np.int64)
     if stratify and ply < 2:
         block, pos = np.divmod(trials, BLOCK)
-        slot = pos % 36 if ply == 0 else pos // 36
+        # A Latin square: trials 36k..36k+35 see all 36 first rolls and all 36 second rolls.
+        slot = pos % 36 if ply == 0 else (pos % 36 + pos // 36) % 36
         combo = np.empty(len(trials), dtype=np.int64)
         for b in np.unique(block):
             perm = np.random.default_rng([seed, 1, ply, int(b)]).permutation(36)

@@ -64,12 +64,15 @@ def test_the_bearoff_database_ends_games_at_once_with_the_exact_value(ev):
     assert r.equity_se == 0
 
 
-def test_stratified_dice_cover_the_36_first_rolls_and_the_1296_first_pairs_evenly():
+def test_stratified_dice_cover_the_36_first_and_second_rolls_and_the_1296_first_pairs_evenly():
     trials = np.arange(2 * BLOCK)
     first = trial_dice(7, 0, trials, stratify=True, total=len(trials))
     second = trial_dice(7, 1, trials, stratify=True, total=len(trials))
     code = lambda d: (d[:, 0] - 1) * 6 + d[:, 1] - 1  # noqa: E731
     assert np.bincount(code(first), minlength=36).tolist() == [72] * 36
+    for k in (0, 5, 40):  # every run of 36 games sees each first and each second roll once
+        assert sorted(code(first[36 * k : 36 * k + 36])) == list(range(36))
+        assert sorted(code(second[36 * k : 36 * k + 36])) == list(range(36))
     pairs = code(first[:BLOCK]) * 36 + code(second[:BLOCK])
     assert sorted(pairs.tolist()) == list(range(BLOCK))
     third = trial_dice(7, 2, trials, stratify=True, total=len(trials))
@@ -135,6 +138,7 @@ def test_rollout_command_json_for_the_plays_of_a_roll(capsys):
         (["rollout", "4HPwATDgc/ABMA", "--dice", "71"], "1 to 6"),
         (["rollout", "4HPwATDgc/ABMA", "--games", "1"], "at least 2"),
         (["rollout", "4HPwATDgc/ABMA", "--truncate", "0"], "truncate"),
+        (["rollout", "4HPwATDgc/ABMA", "--seed", "-1"], "--seed"),
         (["rollout", "4HPwATDgc/ABMA", "--jobs", "-1"], "jobs"),
         (["rollout", "4HPwATDgc/ABMA", "--cube", "--jobs", "2"], "--jobs 1"),
     ],
