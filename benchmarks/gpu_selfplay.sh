@@ -20,9 +20,9 @@ from bgnet_training.train import Trainer
 games = int(sys.argv[1])
 with tempfile.TemporaryDirectory() as tmp:
     for label, config in (("gpu.toml", "configs/gpu.toml"), ("default.toml on cuda", "configs/default.toml")):
-        warm = load_config(config, {"games": 512, "eval_every": 0, "name": "warm", "device": "cuda"})
+        warm = load_config(config, {"games": 512, "eval_every": 0, "name": "warm", "device": "cuda", "snapshot": ""})
         Trainer(warm, tmp, progress=False).run()
-        cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", "device": "cuda",
+        cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", "device": "cuda", "snapshot": "",
                                    "checkpoint_every": games})
         trainer = Trainer(cfg, tmp, progress=False)
         assert next(trainer.evaluator.model.parameters()).is_cuda

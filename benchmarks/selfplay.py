@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bgnet_games_per_s(config: Path, games: int, threads: int | None, workers: int = 0) -> tuple[float, str]:
-    extra = {"workers": workers} if threads is None else {"threads": threads, "workers": workers}
+    extra = {"workers": workers, "snapshot": "", "init": ""}  # a fresh run: never the committed one
+    if threads is not None:
+        extra["threads"] = threads
     cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", **extra})
     with tempfile.TemporaryDirectory() as tmp:
         warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", **extra, "workers": 0})

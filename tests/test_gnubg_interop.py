@@ -194,7 +194,7 @@ def _import(path: Path, back: Path) -> str:
 
 def test_gnubg_imports_a_saved_play_session(checkpoint, tmp_path):
     saved = tmp_path / "session.mat"
-    script = "#1\ntake\n" * 400
+    script = "roll\n#1\ntake\n" * 400  # each prompt takes the line it understands (as test_play's SCRIPT)
     started = time.monotonic()
     r = subprocess.run(
         [
@@ -206,6 +206,8 @@ def test_gnubg_imports_a_saved_play_session(checkpoint, tmp_path):
             "3",
             "--seed",
             "21",
+            "--ply",
+            "0",
             "--checkpoint",
             str(checkpoint),
             "--save",

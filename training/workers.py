@@ -299,8 +299,10 @@ class ProcessPool:
                     continue
                 if kind == "error":
                     raise WorkerError(f"self-play worker {slot.worker} failed: {arg}")
-                yield arg
+                # Ask for the next batch before the learner fits this one, so the worker never waits
+                # on the learner (its next batch is then played with weights one update older).
                 self._request(slot)
+                yield arg
 
 
 # ---------------------------------------------------------------------------
@@ -370,8 +372,8 @@ class RayPool:
                 continue
             except ray.exceptions.RayTaskError as e:
                 raise WorkerError(f"self-play worker {i} failed: {e.cause}") from None
-            yield batch
             self._request(i)
+            yield batch
 
     def stop(self) -> None:
         for a in self.actors:
