@@ -225,7 +225,7 @@ def analyze_match(
     ev: Evaluator, match: Match, ply: int = 0, progress: Callable[[int], None] | None = None
 ) -> MatchAnalysis:
     """Analyse every game of ``match`` at ``ply``; see the module docstring."""
-    out = MatchAnalysis(tuple(match.names), match.length, ply)
+    out = MatchAnalysis(match.names, match.length, ply)
     for number, game in enumerate(match.games, 1):
         board = STARTING.board.copy()
         cube0 = CubeState()  # seen from player 0
@@ -236,6 +236,7 @@ def analyze_match(
             match_p = game.match_state(p)
             cube_p = cube0 if p == 0 else cube0.flipped()
             if action.kind == "move":
+                assert action.dice is not None  # every move records its roll
                 dice = Dice.of(*action.dice)
                 if not first_move and not doubled_this_turn and may_double(cube_p, match_p):
                     _cube_decision(ev, out, number, p, board, cube_p, match_p, ply, "no double")

@@ -126,7 +126,7 @@ def cubeful_rollout(
             break
         if (settings.truncate is not None and t >= settings.truncate) or t == settings.max_plies:
             probs = ev.probabilities(boards[idx], settings.ply)
-            for i, p in zip(idx, probs, strict=True):
+            for i, p in zip(idx.tolist(), probs, strict=True):
                 c, m = side_state(i)
                 eq = cubeful_equity(p, c, m, pips=race_pips(boards[i]), cube_action=True)
                 if not match.is_money:
@@ -137,7 +137,7 @@ def cubeful_rollout(
                 finish(i, eq)
             break
         # Cube decisions of the sides on roll that may double.
-        states = {int(i): side_state(i) for i in idx}
+        states = {i: side_state(i) for i in idx.tolist()}
         may = np.array([may_double(*states[int(i)]) for i in idx], dtype=bool)
         if may.any():
             cand = idx[may]
@@ -170,6 +170,7 @@ def cubeful_rollout(
         for j in np.flatnonzero(over):
             i = idx[j]
             res = outcome(new[j])  # seen from the loser, now on roll
+            assert res is not None  # the game is over: `over` says the side that moved has no checker left
             points = int(res.kind) * int(value[i])
             finish(i, result(-points if own[i] else points))
     return CubefulRollout(out, doubles, passes)

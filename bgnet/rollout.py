@@ -303,11 +303,12 @@ def play_out(
                 new[mine] = results[k, roll[mine]]
         if not settings.luck or settings.ply > 0:
             pairs = np.concatenate([here, dice.astype(np.int8)], axis=1)
-            uniq, inv = _distinct(pairs) if t < _DEDUP_PLIES else (pairs, None)
+            dedup = t < _DEDUP_PLIES
+            uniq, back = _distinct(pairs) if dedup else (pairs, np.arange(len(pairs)))
             batch = generate(uniq[:, :NUM_SLOTS], uniq[:, NUM_SLOTS:].astype(np.int64))
             rows = ev.choose(batch, None, settings.ply)
-            if inv is not None:
-                rows = rows[inv]
+            if dedup:
+                rows = rows[back]
             moved = rows >= 0
             new[moved] = batch.positions[rows[moved]]
             new[~moved] = flip_board(here[~moved])
@@ -413,7 +414,7 @@ def rollout_boards(
 # Plays of a roll
 
 
-ROLLOUT_FILTER = DEFAULT_FILTERS[0]
+ROLLOUT_FILTER: MoveFilter = DEFAULT_FILTERS[0] or MoveFilter()
 """The 0-ply filter that picks the candidate plays rolled out (gnubg's: 8 within 0.16)."""
 
 

@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
             cube, match = info.state() if info is not None else (CubeState(), MatchState.money())
             bar.reset(total=settings.games)
-            result = cubeful_rollout(ev, position.board, cube, match, settings, progress=bar.update)
-            out = {"position": position_ids(position.board[None, :])[0], **result.to_dict()}
+            cubeful = cubeful_rollout(ev, position.board, cube, match, settings, progress=bar.update)
+            out = {"position": position_ids(position.board[None, :])[0], **cubeful.to_dict()}
             out["cube"] = {"value": cube.value, "owner": cube.owner.name.lower()}
             out["match"] = None if match.is_money else {"length": match.length, "score": list(match.score)}
         elif dice is None:
