@@ -38,7 +38,7 @@ from bgnet.movegen import generate
 from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.rollout import RolloutSettings, trial_dice
-from bgnet.stats import Z95, mean_ci
+from bgnet.stats import mean_se
 
 __all__ = ["CubefulRollout", "cubeful_rollout", "mwc_after"]
 
@@ -66,8 +66,7 @@ class CubefulRollout:
 
     def __init__(self, samples: np.ndarray, doubles: int, passes: int) -> None:
         self.samples = np.asarray(samples, dtype=np.float64)
-        mean, half = mean_ci(self.samples)
-        self.equity, self.equity_se = mean, half / Z95
+        self.equity, self.equity_se = mean_se(self.samples)
         self.doubles, self.passes = doubles, passes
 
     @property

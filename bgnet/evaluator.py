@@ -519,8 +519,8 @@ class NetEvaluator(Evaluator):
         """
         from bgnet import checkpoint
 
-        state = checkpoint.read(checkpoint.DEFAULT if path is None else path)
         source = str(checkpoint.DEFAULT if path is None else path)
+        state = checkpoint.read(source)
         model, encoder = checkpoint.network_from(state, source)
         race = checkpoint.race_network_from(state, source)
         device = torch.device(device)

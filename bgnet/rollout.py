@@ -53,7 +53,7 @@ database (its exact value is the result), or after ``truncate`` plies (the
 evaluator's value at ``ply`` is the result).
 
 Standard errors are the sample standard deviation of the trials' results
-over the square root of their number (from :func:`bgnet.stats.mean_ci`);
+over the square root of their number (from :func:`bgnet.stats.mean_se`);
 with stratified dice the trials are not independent and this estimate is
 conservative, as gnubg's.
 """
@@ -80,7 +80,7 @@ from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import FLIP, equity
 from bgnet.probabilities import flip as flip_probs
-from bgnet.stats import Z95, mean_ci
+from bgnet.stats import mean_se
 
 __all__ = [
     "PlayRollout",
@@ -158,10 +158,10 @@ class RolloutResult:
 
     def __post_init__(self) -> None:
         s = np.asarray(self.samples, dtype=np.float64)
-        cols = [_mean_se(s[:, j]) for j in range(5)]
+        cols = [mean_se(s[:, j]) for j in range(5)]
         self.probabilities = np.array([m for m, _ in cols])
         self.probabilities_se = np.array([e for _, e in cols])
-        self.equity, self.equity_se = _mean_se(equity(s))
+        self.equity, self.equity_se = mean_se(equity(s))
 
     @property
     def games(self) -> int:
@@ -175,11 +175,6 @@ class RolloutResult:
             "probabilities": [round(float(x), 6) for x in self.probabilities],
             "probabilities_se": [round(float(x), 6) for x in self.probabilities_se],
         }
-
-
-def _mean_se(x: np.ndarray) -> tuple[float, float]:
-    mean, half = mean_ci(x)
-    return mean, half / Z95
 
 
 # ---------------------------------------------------------------------------
@@ -481,7 +476,7 @@ def rollout_plays(
     best = equity(plays[0].result.samples)
     for p in plays:
         diff = best - equity(p.result.samples)
-        p.loss, p.loss_se = _mean_se(diff)
+        p.loss, p.loss_se = mean_se(diff)
         if p is plays[0]:
             p.loss_se = 0.0
     return batch, plays

@@ -13,10 +13,16 @@ import math
 
 import numpy as np
 
-__all__ = ["Z95", "mean_ci", "paired_ci"]
+__all__ = ["Z95", "mean_ci", "mean_se", "paired_ci"]
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
+
+
+def mean_se(samples: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error of independent samples (rollouts report standard errors, as gnubg does)."""
+    mean, half = mean_ci(samples)
+    return mean, half / Z95
 
 
 def mean_ci(samples: np.ndarray) -> tuple[float, float]:

@@ -139,21 +139,6 @@ def fit(
         model.eval()
 
 
-def td_update(
-    evaluator: NetEvaluator,
-    optimizers: Mapping[str, torch.optim.Optimizer],
-    games: list[FinishedGame],
-    lam: float,
-    minibatch: int,
-    rng: np.random.Generator,
-    target: str = "td",
-) -> float:
-    """One round of updates on the positions of ``games``; returns the mean squared error to the targets."""
-    boards, values, targets = training_targets(evaluator, games, lam, target)
-    fit(evaluator, optimizers, boards, targets, minibatch, rng)
-    return float(((targets - values) ** 2).sum(axis=1).mean())
-
-
 def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
     """The freshly initialised networks of a config (main, and race when ``race_hidden``), as an evaluator."""
     encoder = get_encoder(cfg.encoder)
@@ -170,17 +155,18 @@ def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> Net
     return NetEvaluator(model, encoder, device, race=race, bearoff=bearoff)
 
 
-def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, torch.Tensor]]:
-    """The phase networks' weights by name, on the CPU (what the learner publishes to workers)."""
+def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, np.ndarray]]:
+    """The phase networks' weights by name as numpy copies: what the learner publishes to workers
+    (plain pickles, no shared-memory handles between processes)."""
     return {
-        name: {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        name: {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
         for name, (model, _) in evaluator.networks().items()
     }
 
 
-def load_weights(evaluator: NetEvaluator, weights: dict[str, dict[str, torch.Tensor]]) -> None:
+def load_weights(evaluator: NetEvaluator, weights: dict[str, dict[str, np.ndarray]]) -> None:
     for name, (model, _) in evaluator.networks().items():
-        model.load_state_dict(weights[name])
+        model.load_state_dict({k: torch.from_numpy(v) for k, v in weights[name].items()})
 
 
 @dataclass
@@ -221,11 +207,6 @@ class Trainer:
             self.resumed_from = latest
         elif cfg.init:
             self._start_from(Path(cfg.init))
-
-    @property
-    def optimizer(self) -> torch.optim.Optimizer:
-        """The main network's optimizer."""
-        return self.optimizers["main"]
 
     # -- run directory and checkpoints -------------------------------------------------
     def _check_run_dir(self) -> None:
@@ -369,11 +350,7 @@ class Trainer:
                 from .workers import make_pool
 
                 if ray and cfg.workers == -1:
-                    import ray as ray_module
-
-                    if not ray_module.is_initialized():
-                        ray_module.init(address=ray, log_to_driver=False)
-                    count = max(1, int(ray_module.cluster_resources().get("CPU", 1)))
+                    count = 0  # one worker per CPU of the cluster
                 seed = int(self.rng.integers(2**31))
                 self.pool = make_pool(cfg.to_dict(), count, cfg.train_games, seed, st.updates, ray)
                 self.pool.start(st.updates, network_weights(self.evaluator))

@@ -55,6 +55,9 @@ from bgnet.errors import BgnetError
 
 __all__ = ["GameBatch", "ProcessPool", "RayPool", "SelfPlayWorker", "WorkerError", "make_pool"]
 
+Weights = dict[str, dict[str, np.ndarray]]
+"""Each phase network's state dict as numpy arrays (``bgnet_training.train.network_weights``)."""
+
 ENDLESS = 1 << 62
 """A worker's lockstep never runs out of games to start."""
 
@@ -103,14 +106,10 @@ class SelfPlayWorker:
         self.version = -1
         self.node = _node_name()
 
-    def set_weights(self, version: int, weights: dict[str, dict[str, np.ndarray]]) -> None:
-        import torch
-
+    def set_weights(self, version: int, weights: Weights) -> None:
         from .train import load_weights
 
-        load_weights(
-            self.evaluator, {n: {k: torch.from_numpy(v) for k, v in w.items()} for n, w in weights.items()}
-        )
+        load_weights(self.evaluator, weights)
         self.version = version
 
     def play(self, games: int) -> GameBatch:
@@ -133,11 +132,6 @@ def _node_name() -> str:
         if ray.is_initialized():
             return str(ray.get_runtime_context().get_node_id())
     return os.uname().nodename
-
-
-def numpy_weights(weights: dict[str, dict[str, Any]]) -> dict[str, dict[str, np.ndarray]]:
-    """Torch state dicts as numpy arrays (plain pickles: no shared-memory handles between processes)."""
-    return {n: {k: v.detach().cpu().numpy() for k, v in w.items()} for n, w in weights.items()}
 
 
 # ---------------------------------------------------------------------------
@@ -196,7 +190,7 @@ class ProcessPool:
         self.start_version = start_version
         self.ctx = mp.get_context("spawn")
         self.slots: list[_Slot] = []
-        self.latest: tuple[int, dict[str, dict[str, np.ndarray]]] | None = None
+        self.latest: tuple[int, Weights] | None = None
         self.restarts = 0
 
     # -- life cycle -------------------------------------------------------------------
@@ -224,8 +218,8 @@ class ProcessPool:
         if kind == "error":
             raise WorkerError(f"self-play worker {slot.worker} cannot start: {arg}")
 
-    def start(self, version: int, weights: dict[str, dict[str, Any]]) -> None:
-        self.latest = (version, numpy_weights(weights))
+    def start(self, version: int, weights: Weights) -> None:
+        self.latest = (version, weights)
         self.slots = [self._spawn(i, 0) for i in range(self.count)]
         try:
             for slot in self.slots:
@@ -255,9 +249,9 @@ class ProcessPool:
         return [s.process.pid for s in self.slots]
 
     # -- the protocol -----------------------------------------------------------------
-    def publish(self, version: int, weights: dict[str, dict[str, Any]]) -> None:
+    def publish(self, version: int, weights: Weights) -> None:
         """The learner's weights of update ``version``; workers get them with their next request."""
-        self.latest = (version, numpy_weights(weights))
+        self.latest = (version, weights)
 
     def _request(self, slot: _Slot) -> None:
         assert self.latest is not None
@@ -337,7 +331,7 @@ class RayPool:
         seed = [self.seed, i, self.incarnation[i], self.start_version]
         return self.actor_class.remote(self.config, i, seed)
 
-    def start(self, version: int, weights: dict[str, dict[str, Any]]) -> None:
+    def start(self, version: int, weights: Weights) -> None:
         self.incarnation = [0] * self.count
         self.versions = [-1] * self.count
         self.actors = [self._make(i) for i in range(self.count)]
@@ -345,8 +339,8 @@ class RayPool:
         for i in range(self.count):
             self._request(i)
 
-    def publish(self, version: int, weights: dict[str, dict[str, Any]]) -> None:
-        self.latest = (version, self.ray.put(numpy_weights(weights)))  # once per version
+    def publish(self, version: int, weights: Weights) -> None:
+        self.latest = (version, self.ray.put(weights))  # once per version
 
     def _request(self, i: int) -> None:
         assert self.latest is not None
@@ -385,7 +379,10 @@ class RayPool:
 def make_pool(
     config: dict[str, Any], count: int, games_per_batch: int, seed: int, start_version: int, ray: str = ""
 ) -> ProcessPool | RayPool:
-    """Local processes, or Ray actors when ``ray`` names a cluster address (``auto``, ``HOST:PORT``)."""
+    """Local processes, or Ray actors when ``ray`` names a cluster address (``auto``, ``HOST:PORT``).
+
+    On a cluster, ``count`` 0 means one worker per CPU the cluster has.
+    """
     if ray:
         try:
             import ray as ray_module
@@ -396,5 +393,7 @@ def make_pool(
                 ray_module.init(address=ray, log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise WorkerError(f"cannot connect to the Ray cluster at {ray}: {e}") from None
+        if count < 1:  # one worker per CPU of the cluster
+            count = max(1, int(ray_module.cluster_resources().get("CPU", 1)))
         return RayPool(config, count, games_per_batch, seed, start_version)
     return ProcessPool(config, count, games_per_batch, seed, start_version)
