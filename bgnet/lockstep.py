@@ -19,6 +19,13 @@ them (GNU Backgammon, a human).
 
 This is the cubeless engine of self-play and the arena's cubeless games;
 :mod:`bgnet.engine` runs games with the cube and the score on top of it.
+
+With ``variant=`` (a :class:`bgnet.variants.Variant`) it plays that game
+instead: boards are the variant's 52-slot boards, moves come from
+:meth:`~bgnet.variants.Variant.generate`, the opening follows the variant
+(``"reroll"``: the opening roll only says who starts, whose first roll is
+then the game's first row of dice), and a game ends as
+:meth:`~bgnet.variants.Variant.result` says (a draw scores 0).
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from bgnet.dice import opening_dice, rolls
 from bgnet.game import outcome
 from bgnet.movegen import MoveBatch, generate
 from bgnet.position import NUM_SLOTS, STARTING, Position, flip
+from bgnet.variants import PIN, VSLOTS, Variant
 
 GameDice = Callable[[int], tuple[tuple[int, int], np.ndarray]]
 """``dice(game) -> ((a, b), rolls)`` for game number ``game`` (0, 1, ... in the
@@ -52,7 +60,7 @@ class FinishedGame:
     ``history[t]`` is the position with a player on roll at ply ``t``
     (``history[0]`` is the opening position of the player who moved first);
     ``final`` is the terminal position, seen by the loser (on roll).
-    ``points`` is player 0's score (+-1, 2, 3); ``first`` is the player who
+    ``points`` is player 0's score (+-1, 2, 3; 0 for a draw); ``first`` is the player who
     moved first, so ``history[t]`` belongs to player ``first`` when ``t`` is
     even.  ``game`` is the game's number in the order games started (0, 1,
     ...) and ``plies`` the number of plies played.
@@ -77,11 +85,15 @@ class Lockstep:
         max_plies: int = 2000,
         record: bool = False,
         dice: GameDice | None = None,
+        variant: Variant | None = None,
     ) -> None:
         if slots < 1 or games < 1:
             raise ValueError("slots and games must be positive")
         self.rng = rng
-        self.start = start.board
+        self.variant = variant
+        width = NUM_SLOTS if variant is None else VSLOTS
+        self.start = start.board if variant is None else variant.start
+        self.reroll = variant is not None and variant.opening == "reroll"
         self.max_plies = max_plies
         self.record = record
         self.slots = min(slots, games)
@@ -89,14 +101,14 @@ class Lockstep:
         self.started = 0
         self.game_dice = dice
         self.game = np.zeros(self.slots, dtype=np.int64)
-        self.rolls = np.zeros((self.slots, max_plies, 2), dtype=np.int8) if dice is not None else None
-        self.boards = np.zeros((self.slots, NUM_SLOTS), dtype=np.int8)
+        self.rolls = np.zeros((self.slots, max_plies + 1, 2), dtype=np.int8) if dice is not None else None
+        self.boards = np.zeros((self.slots, width), dtype=np.int8)
         self.dice = np.zeros((self.slots, 2), dtype=np.int64)
         self.player = np.zeros(self.slots, dtype=np.int64)
         self.first = np.zeros(self.slots, dtype=np.int64)
         self.plies = np.zeros(self.slots, dtype=np.int64)
         self.active = np.zeros(self.slots, dtype=bool)
-        self.history = np.zeros((self.slots, max_plies, NUM_SLOTS), dtype=np.int8) if record else None
+        self.history = np.zeros((self.slots, max_plies, width), dtype=np.int8) if record else None
         for i in range(self.slots):
             self._new_game(i)
 
@@ -114,16 +126,22 @@ class Lockstep:
         if self.game_dice is None:
             a, b = opening_dice(self.rng)
         else:
-            (a, b), rolls = self.game_dice(int(self.game[i]))
+            (a, b), sequence = self.game_dice(int(self.game[i]))
             if a == b or not (1 <= a <= 6 and 1 <= b <= 6):
                 raise ValueError(
                     f"game {self.game[i]}: the opening roll needs two different dice, got {a}-{b}"
                 )
             assert self.rolls is not None  # allocated with game_dice
-            self.rolls[i] = rolls[: self.max_plies]
+            self.rolls[i] = 0
+            self.rolls[i, : min(len(sequence), self.max_plies + 1)] = sequence[: self.max_plies + 1]
         first = 0 if a > b else 1
         self.boards[i] = self.start
-        self.dice[i] = (max(a, b), min(a, b))
+        if not self.reroll:
+            self.dice[i] = (max(a, b), min(a, b))
+        elif self.rolls is None:
+            self.dice[i] = rolls(self.rng, 1)[0]
+        else:
+            self.dice[i] = self.rolls[i, 0]
         self.player[i] = self.first[i] = first
         self.plies[i] = 0
         self.active[i] = True
@@ -134,33 +152,48 @@ class Lockstep:
         if self.history is not None:  # recording
             self.history[idx, self.plies[idx]] = self.boards[idx]
         boards, dice = self.boards[idx], self.dice[idx]
-        batch = generate(boards, dice)
+        variant = self.variant
+        batch = generate(boards, dice) if variant is None else variant.generate(boards, dice)
         rows = choose(batch, self.player[idx])
         moved = rows >= 0
-        new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
+        new = np.empty((len(idx), self.boards.shape[1]), dtype=np.int8)
         new[moved] = batch.positions[rows[moved]]
-        new[~moved] = flip(self.boards[idx[~moved]])
+        unmoved = self.boards[idx[~moved]]
+        new[~moved] = flip(unmoved) if variant is None else variant.flip(unmoved)
         self.boards[idx] = new
         self.player[idx] ^= 1
         self.plies[idx] += 1
         if self.rolls is None:
             self.dice[idx] = rolls(self.rng, len(idx))
         else:
-            self.dice[idx] = self.rolls[idx, self.plies[idx] - 1]
-        # A game ends when the side that just moved has no checker left: the new side on
-        # roll then has no negative slot.
-        done = idx[~(new < 0).any(axis=1)]
+            self.dice[idx] = self.rolls[idx, self.plies[idx] - 1 + int(self.reroll)]
+        if variant is None:
+            # A game ends when the side that just moved has no checker left: the new side on
+            # roll then has no negative slot.
+            done = idx[~(new < 0).any(axis=1)]
+        else:
+            ending = variant.checkers(new)[1] == 0
+            if variant.mother:
+                ending |= (new[:, PIN + 1] != 0) | (new[:, PIN + 24] != 0)
+            done = idx[ending]
         finished = []
         for i in done:
-            result = outcome(self.boards[i])
-            assert result is not None  # the side not on roll has no checker left
-            # Seen from the loser on roll: player[i] lost.
-            pts = result.points()
-            points = -pts if self.player[i] == 0 else pts
+            if variant is None:
+                result = outcome(self.boards[i])
+                assert result is not None  # the side not on roll has no checker left
+                # Seen from the loser on roll: player[i] lost.
+                pts = result.points()
+                points = -pts if self.player[i] == 0 else pts
+            else:
+                won = variant.result(self.boards[i])
+                if won is None:
+                    continue
+                # The side that just moved (not player[i]) won ``won`` points.
+                points = won if self.player[i] == 1 else -won
             hist = (
                 self.history[i, : self.plies[i]].copy()
                 if self.history is not None
-                else np.empty((0, NUM_SLOTS), np.int8)
+                else np.empty((0, self.boards.shape[1]), np.int8)
             )
             finished.append(
                 FinishedGame(
@@ -198,10 +231,14 @@ def duel(choose: tuple[Chooser, Chooser]) -> Chooser:
 
 
 def play_match(
-    choose: tuple[Chooser, Chooser], games: int, rng: np.random.Generator, slots: int = 256
+    choose: tuple[Chooser, Chooser],
+    games: int,
+    rng: np.random.Generator,
+    slots: int = 256,
+    variant: Variant | None = None,
 ) -> np.ndarray:
     """Play ``games`` cubeless games of ``choose[0]`` against ``choose[1]``; player 0's points per game."""
-    engine = Lockstep(slots, games, rng)
+    engine = Lockstep(slots, games, rng, variant=variant)
     chooser = duel(choose)
     points = []
     while engine.running:
