@@ -255,6 +255,11 @@ def _gen_roll(
     all of them without the forced-play rule.
     """
     double = a == b
+    # A double's steps can be taken from non-increasing sources (they reach every
+    # position: moving a higher checker first never takes a lower one's step away),
+    # except under fevga's start rule, where the runner must go on before a second
+    # checker leaves the start.  The last source is then part of a node's state.
+    ordered = double and rules[R_FIRST_PASS] == 0
     nd = 4 if double else 2
     norders = 1 if double else 2
     hi = max(a, b)
@@ -286,6 +291,8 @@ def _gen_roll(
                 key = _key(st[k + 1], fr[k + 1], zob) ^ zob[VSLOTS + 8 + k, 0]
                 if k + 1 < nd and not double:
                     key ^= zob[VSLOTS + 8 + k, 1 + o]
+                if ordered and k + 1 < nd:
+                    key ^= zob[VSLOTS + 12 + k, cur]
                 slot = key & _TABLE
                 seen = False
                 while vstamp[slot] == stamp:
@@ -349,7 +356,7 @@ def _gen_roll(
                 if k + 1 < nd:
                     nexts[k] = s
                     k += 1
-                    nexts[k] = 25
+                    nexts[k] = cur if ordered else 25
                     pushed = True
                     break
             if not pushed:
