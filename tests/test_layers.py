@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         "rules",
         {"bgnet.position", "bgnet.dice", "bgnet.movegen", "bgnet.match", "bgnet.game", "bgnet.lockstep"},
     ),
-    ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile"}),
+    ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile", "bgnet.variant_format"}),
     ("encoding", {"bgnet.encoding"}),
     ("network", {"bgnet.network", "bgnet.probabilities", "bgnet.checkpoint"}),
     ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval", "bgnet.rollout"}),

@@ -1,0 +1,346 @@
+"""Variant boards for people: an ASCII drawing, play notation, validation and a position format.
+
+The variant boards of :mod:`bgnet.variants` (52 slots) have no GNUBG ID, so
+this module gives them what :mod:`bgnet.position`, :mod:`bgnet.notation`
+and :mod:`bgnet.formats` give backgammon boards:
+
+* :func:`draw_variant`: an ASCII board (pins, bars, checkers off, pips and,
+  in same-direction games, which way each side moves);
+* :func:`legal_variant_plays`, :func:`play_notation`,
+  :func:`parse_variant_play`: the legal plays of a roll in gnubg's notation
+  (``24/18 13/11*``), with ``^`` marking a pin in plakoto (``8/5^``), and
+  the play a person typed;
+* :func:`check_variant_board`: whether a board is a legal position of a
+  variant;
+* :func:`format_variant_position` / :func:`parse_variant_position`: one
+  typeable line per position, ``LABEL:POINTS:bar=..:wait=..``
+  (``docs/variant-positions.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bgnet.dice import Dice
+from bgnet.errors import IllegalMoveError, InvalidPositionError
+from bgnet.notation import _paths, format_play
+from bgnet.position import CHECKERS, NUM_SLOTS
+from bgnet.variants import (
+    CAPTURE_HIT,
+    CAPTURE_PIN,
+    OUR_WAITING,
+    PIN,
+    R_CAPTURE,
+    THEIR_WAITING,
+    VSLOTS,
+    Variant,
+)
+
+__all__ = [
+    "PIN_MARK",
+    "VariantPlay",
+    "check_variant_board",
+    "check_variant_in_play",
+    "draw_variant",
+    "legal_variant_plays",
+    "parse_variant_play",
+    "play_notation",
+]
+
+PIN_MARK = "^"
+"""The mark of a pin in plakoto's notation (``8/5^``), as ``*`` marks a hit: the checker lands on top."""
+
+
+def _capture(v: Variant) -> int:
+    return int(v.rules[R_CAPTURE])
+
+
+def _pins(v: Variant) -> bool:
+    return _capture(v) == CAPTURE_PIN
+
+
+def _as_board(board: np.ndarray | Sequence[int]) -> np.ndarray:
+    b = np.asarray(board)
+    if b.shape != (VSLOTS,):
+        raise InvalidPositionError(f"a variant board has {VSLOTS} slots, got shape {b.shape}")
+    return b.astype(np.int32)
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+
+def _counts(b: np.ndarray) -> tuple[int, int]:
+    """Checkers still in play: (side on roll, opponent), pinned and waiting ones included."""
+    main = b[:26]
+    pins = b[PIN + 1 : PIN + 25]
+    ours = int(main[main > 0].sum()) + int(pins[pins > 0].sum()) + int(max(b[OUR_WAITING], 0))
+    theirs = -int(main[main < 0].sum()) - int(pins[pins < 0].sum()) - int(min(b[THEIR_WAITING], 0))
+    return ours, theirs
+
+
+def check_variant_board(board: np.ndarray | Sequence[int], variant: Variant) -> None:
+    """Raise :class:`InvalidPositionError` (one line) unless ``board`` is a legal position of ``variant``.
+
+    The 52 slots can say things no game allows (a pin in backgammon, a
+    checker on the bar in fevga); every reader of a typed position calls
+    this so that the move generator only ever sees positions of the game.
+    """
+    b = _as_board(board)
+    name = variant.name
+    if b[25] < 0:
+        raise InvalidPositionError("the opponent's checkers cannot be on our bar (slot 25)")
+    if b[0] > 0:
+        raise InvalidPositionError("our checkers cannot be on the opponent's bar (slot 0)")
+    if b[OUR_WAITING] < 0 or b[THEIR_WAITING] > 0:
+        raise InvalidPositionError(
+            f"waiting checkers are ours in slot {OUR_WAITING} (>= 0), theirs in slot {THEIR_WAITING} (<= 0)"
+        )
+    ours, theirs = _counts(b)
+    if ours > CHECKERS:
+        raise InvalidPositionError(f"the side on roll has {ours} checkers; at most {CHECKERS}")
+    if theirs > CHECKERS:
+        raise InvalidPositionError(f"the opponent has {theirs} checkers; at most {CHECKERS}")
+    if b[OUR_WAITING] or b[THEIR_WAITING]:
+        raise InvalidPositionError(f"{name} has no checkers waiting to enter (slots {OUR_WAITING}, 51)")
+    if (b[25] or b[0]) and _capture(variant) != CAPTURE_HIT:
+        raise InvalidPositionError(f"{name} has no hitting, so no checker can be on the bar")
+    for p in range(1, 25):
+        pin = int(b[PIN + p])
+        if pin == 0:
+            continue
+        if not _pins(variant):
+            raise InvalidPositionError(f"{name} has no pins, but point {p} has a pinned checker")
+        if abs(pin) > 1:
+            raise InvalidPositionError(f"point {p} has {abs(pin)} pinned checkers; a point pins at most one")
+        if pin > 0 and b[p] >= 0:
+            raise InvalidPositionError(
+                f"our checker pinned on point {p} needs the opponent's checkers on top of it"
+            )
+        if pin < 0 and b[p] <= 0:
+            raise InvalidPositionError(
+                f"the opponent's checker pinned on point {p} needs our checkers on top of it"
+            )
+
+
+def check_variant_in_play(board: np.ndarray | Sequence[int], variant: Variant) -> None:
+    """Raise :class:`InvalidPositionError` if the game of ``board`` is over (a side has borne off all 15).
+
+    As :func:`bgnet.position.check_in_play`: a finished game has no play to list.
+    """
+    ours, theirs = (int(x[0]) for x in variant.checkers(np.asarray(board)))
+    if ours and theirs:
+        return
+    if not ours and not theirs:
+        raise InvalidPositionError("the game is over: neither side has a checker on the board")
+    who = "the side on roll" if not ours else "the opponent"
+    raise InvalidPositionError(f"the game is over: {who} has borne off all 15 checkers")
+
+
+# --------------------------------------------------------------------------
+# Drawing
+# --------------------------------------------------------------------------
+
+
+def _pips(b: np.ndarray) -> int:
+    """Pips of the side on roll: its points, its pinned checkers, bar and waiting checkers count 25."""
+    p = np.arange(1, 25)
+    on = np.where(b[1:25] > 0, b[1:25], 0) + np.where(b[PIN + 1 : PIN + 25] > 0, 1, 0)
+    return int((on * p).sum()) + 25 * int(b[25] + b[OUR_WAITING])
+
+
+def draw_variant(board: np.ndarray | Sequence[int], variant: Variant) -> str:
+    """An ASCII board from the side on roll (X, moving 24 -> 1), like :func:`bgnet.position.draw`.
+
+    A pinned checker is drawn as a lowercase letter at the edge of its
+    point, under the stack that pins it (``o`` under ``X X``: one of O's
+    pinned by X).
+    """
+    b = _as_board(board)
+
+    def stack(slot: int) -> list[str]:
+        n = int(b[slot])
+        top = "X" if n > 0 else "O"
+        pin = int(b[PIN + slot])
+        under = ["x"] if pin > 0 else ["o"] if pin < 0 else []
+        return under + [top] * abs(n)
+
+    def cell(slot: int, row: int) -> str:
+        items = stack(slot)
+        if row == 4 and len(items) > 5:
+            return f"{abs(int(b[slot])):^3d}"
+        return f" {items[row]} " if len(items) > row else "   "
+
+    top = list(range(13, 19)), list(range(19, 25))
+    bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
+    lines = [f" {variant.label}"]
+    lines.append(
+        " +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"
+    )
+    for row in range(5):
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in top[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in top[1])
+            + "|"
+        )
+    lines.append(" |" + " " * 18 + f"|{-int(b[0]):^3d}|" + " " * 18 + "|  O bar")
+    lines.append(" |" + " " * 18 + f"|{int(b[25]):^3d}|" + " " * 18 + "|  X bar")
+    for row in range(4, -1, -1):
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in bottom[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in bottom[1])
+            + "|"
+        )
+    lines.append(
+        " +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+"
+    )
+    if b[OUR_WAITING] or b[THEIR_WAITING]:
+        lines.append(f" waiting to enter: X {int(b[OUR_WAITING])}, O {-int(b[THEIR_WAITING])}")
+    if variant.rotate:
+        lines.append(" both move the same way: X 24 -> 13 -> 12 -> 1 -> off; O 12 -> 1 -> 24 -> 13 -> off")
+        lines.append(" (O's own point q is X's point (q + 11) % 24 + 1: O's 24 is X's 12)")
+    if (b[PIN + 1 : PIN + 25] != 0).any():
+        lines.append(" x, o: a checker pinned under the other side's stack")
+    ours, theirs = _counts(b)
+    px, po = _pips(b), _pips(variant.flip(b.astype(np.int8)).astype(np.int32))
+    lines.append(f" X: pips {px}, off {CHECKERS - ours}    O: pips {po}, off {CHECKERS - theirs}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# Plays and their notation
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VariantPlay:
+    """One legal play of a variant: its notation, its steps, the result seen by the opponent.
+
+    ``row`` is the play's row among the roll's results of ``variant.generate``.
+    """
+
+    notation: str
+    steps: tuple[tuple[int, int], ...]
+    position: np.ndarray = field(compare=False, repr=False)
+    row: int = 0
+
+
+def _dice_pair(dice: Dice | str | Sequence[int]) -> Dice:
+    if isinstance(dice, Dice):
+        return dice
+    if isinstance(dice, str):
+        return Dice.parse(dice)
+    return Dice.of(*(int(d) for d in dice))
+
+
+def play_notation(
+    variant: Variant, board: np.ndarray | Sequence[int], steps: Sequence[tuple[int, int]]
+) -> str:
+    """gnubg's notation of a play in ``variant`` (:func:`bgnet.notation.format_play`).
+
+    ``*`` marks a hit in hitting games; in plakoto :data:`PIN_MARK` (``^``)
+    marks a pin that the play leaves standing (``8/5^``, ``13/7^(2)``).  A
+    checker that lands on a lone opposing checker and moves on in the same
+    play frees it again, so that stop is no pin and is not written
+    (``13/5``, as gnubg drops a stop that did not hit).  Games without
+    captures (fevga) have no marks.
+    """
+    b = _as_board(board)
+    narrow = b[:NUM_SLOTS].copy()
+    if _capture(variant) != CAPTURE_HIT:
+        # Marks are judged on the board before the play, as gnubg does; keep an opposing
+        # checker there only where the play pins it for good (plakoto).
+        ours_after = np.where(narrow > 0, narrow, 0)
+        for src, dst in steps:
+            ours_after[int(src)] -= 1
+            ours_after[int(dst)] += 1
+        for p in range(1, 25):
+            lone = narrow[p] == -1 and b[PIN + p] == 0
+            if narrow[p] < 0 and not (lone and _pins(variant) and ours_after[p] > 0):
+                narrow[p] = 0
+    text = format_play(narrow, [(int(s), int(d)) for s, d in steps])
+    return text.replace("*", PIN_MARK) if _pins(variant) else text
+
+
+def legal_variant_plays(
+    variant: Variant, board: np.ndarray | Sequence[int], dice: Dice | str | Sequence[int]
+) -> list[VariantPlay]:
+    """The distinct legal plays of ``dice`` in ``board`` (from the mover; none: a pass), by its generator."""
+    b = np.asarray(board, dtype=np.int8)
+    d = _dice_pair(dice)
+    batch = variant.generate(b[None, :], np.array([[d.high, d.low]]))
+    plays = []
+    for row in batch.rows(0):
+        steps = batch.steps_of(row)
+        position = batch.positions[row].copy()
+        position.setflags(write=False)
+        plays.append(VariantPlay(play_notation(variant, b, steps), steps, position, row))
+    return plays
+
+
+_HIT = re.compile(r"(\d+)\*")
+"""A point marked hit in a play's notation.  Pins are not looked at: in plakoto where our checkers
+end fixes the pins, so the moves alone tell the plays apart."""
+
+
+def _delta(strokes: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """How a play changes our checkers per slot (0 = off, 25 = bar): the part of it a typed play fixes."""
+    d = [0] * 26
+    for a, c in strokes:
+        d[a] -= 1
+        d[c] += 1
+    return tuple(d)
+
+
+def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
+    """The play of ``plays`` (a roll's :func:`legal_variant_plays`) that ``text`` describes.
+
+    Accepts what :func:`play_notation` writes and what people type, as
+    :func:`bgnet.notation.parse_play` does (its reader of the text is
+    reused): ``24/18 13/11``, parts in any order, one checker through its
+    stops ``24/18/13`` or in one stroke ``24/13``, ``13/11(2)``, ``bar/22``
+    (or ``25/22``), ``6/off`` (or ``6/0``), marks ``*`` and ``^`` optional.
+    A play matches when it moves our checkers as the text does and captures
+    every opposing checker the text stops on (hitting games); when several
+    do, the one hitting exactly those.
+
+    Raises:
+        IllegalMoveError: text that is not a play, or no legal play (or
+            more than one) that fits it; the message names the problem.
+    """
+    said = text.strip()
+    paths = _paths(said.replace(PIN_MARK, "*"))
+    if not plays:
+        raise IllegalMoveError(f"{said!r} cannot be played: this roll has no legal play (you pass)")
+    strokes = [(a, c) for path in paths for a, c in zip(path, path[1:], strict=False)]
+    want = _delta(strokes)
+    stops = {p for path in paths for p in path[1:] if p > 0}
+    marks = [{int(m) for m in _HIT.findall(p.notation)} for p in plays]
+    capturable = set().union(*marks)
+    must = stops & capturable
+    same = [i for i, p in enumerate(plays) if _delta(p.steps) == want]
+    fits = [i for i in same if must <= marks[i]]
+    if len(fits) > 1:
+        exact = [i for i in fits if marks[i] == must]
+        if len(exact) == 1:
+            return plays[exact[0]]
+        options = " or ".join(plays[i].notation for i in fits)
+        raise IllegalMoveError(f"{said!r} is ambiguous: it could be {options}; write the stops")
+    if fits:
+        return plays[fits[0]]
+    examples = ", ".join(p.notation for p in plays[:3]) + (", ..." if len(plays) > 3 else "")
+    if same:
+        raise IllegalMoveError(
+            f"{said!r} is not legal: no legal play makes those moves hitting on "
+            f"{', '.join(map(str, sorted(must)))}; legal plays include {examples}"
+        )
+    raise IllegalMoveError(f"{said!r} is not a legal play of this roll; legal plays include {examples}")
