@@ -24,7 +24,9 @@ Implementations
 * :class:`HumanPlayer` -- plays typed in gnubg notation on a text stream.
 
 :func:`make_player` builds one from a spec such as ``bgnet``,
-``bgnet:ply=1,checkpoint=PATH``, ``pubeval``, ``gnubg:ply=0``, ``random:seed=3``.
+``bgnet:ply=1,checkpoint=PATH``, ``pubeval``, ``gnubg:ply=0``, ``random:seed=3``,
+``greedy`` (:class:`bgnet.baselines.GreedyPlayer`, a hand-written 1-ply
+heuristic for every variant), for backgammon or for a variant's boards.
 
 Cube decisions
 --------------
@@ -50,6 +52,7 @@ from typing import IO, Any, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
+from bgnet.baselines import GreedyPlayer
 from bgnet.cube import CubeDecision, CubeState, MatchState, cube_decision, race_pips
 from bgnet.dice import Dice
 from bgnet.errors import BgnetError, IllegalMoveError
@@ -59,6 +62,8 @@ from bgnet.notation import parse_play, play_of
 from bgnet.position import NUM_SLOTS, Position
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
+from bgnet.variants import VARIANTS, VSLOTS, Variant
+from bgnet.variants import variant as get_variant
 
 __all__ = [
     "GNUBG_INSTALL_HINT",
@@ -79,6 +84,7 @@ __all__ = [
     "cube_decisions",
     "make_player",
     "supports_cube",
+    "variant_network",
 ]
 
 MAX_PLY = 2
@@ -345,6 +351,16 @@ RANDOM_TAKE = 0.5
 """The chance that :class:`RandomPlayer` takes a double."""
 
 _MIX = np.random.default_rng(0x52414E44).integers(1, 2**62, size=NUM_SLOTS, dtype=np.int64)
+_MIX_WIDE = np.concatenate(
+    [_MIX, np.random.default_rng(0x57494445).integers(1, 2**62, size=VSLOTS - NUM_SLOTS, dtype=np.int64)]
+)
+"""Keys of a variant board's slots: the first 26 are backgammon's (widened boards hash as narrow ones)."""
+
+
+def _board_keys(boards: np.ndarray) -> np.ndarray:
+    """One int64 key per board of any width (26 slots, or a variant's 52)."""
+    b = np.asarray(boards, dtype=np.int64)
+    return b @ _MIX_WIDE[: b.shape[-1]]
 
 
 def _splitmix(x: np.ndarray) -> np.ndarray:
@@ -376,10 +392,10 @@ class RandomPlayer:
         sizes = np.diff(batch.offsets)
         n = len(sizes)
         if batch.boards is not None and batch.dice is not None:
-            keys = batch.boards.astype(np.int64) @ _MIX + batch.dice[:, 0] * 7 + batch.dice[:, 1]
+            keys = _board_keys(batch.boards) + batch.dice[:, 0] * 7 + batch.dice[:, 1]
         else:  # the first result of each roll identifies it well enough
             first = np.minimum(batch.offsets[:-1], max(len(batch.positions) - 1, 0))
-            keys = batch.positions[first].astype(np.int64) @ _MIX if len(batch.positions) else np.zeros(n)
+            keys = _board_keys(batch.positions[first]) if len(batch.positions) else np.zeros(n)
         with np.errstate(over="ignore"):
             h = _splitmix(
                 _splitmix(np.asarray(keys, dtype=np.int64).astype(np.uint64)) + np.uint64(self.seed)
@@ -552,6 +568,7 @@ _OPTIONS: dict[str, dict[str, type]] = {
     "random": {"seed": int},
     "gnubg": {"ply": int},
     "human": {},
+    "greedy": {},
 }
 
 
@@ -576,19 +593,96 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def make_player(spec: str) -> Player:
+def variant_network(name: str) -> Path | None:
+    """The network shipped for game ``name`` (``bgnet/networks/variants/NAME.pt``), or None.
+
+    Backgammon's own shipped network is :data:`bgnet.checkpoint.DEFAULT`; the
+    other games' networks are package data next to it, when trained and shipped.
+    """
+    path = Path(__file__).resolve().parent / "networks" / "variants" / f"{name}.pt"
+    return path if path.is_file() else None
+
+
+class _Narrowed:
+    """A backgammon player (26-slot boards) on a variant's 52-slot boards of a standard game.
+
+    Backgammon and nackgammon boards use only the first 26 slots, so the
+    batch is cut down to them; the rows are the same.
+    """
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def choose(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        cut = MoveBatch(
+            batch.offsets,
+            np.ascontiguousarray(batch.positions[:, :NUM_SLOTS]),
+            batch.steps,
+            None if batch.boards is None else np.ascontiguousarray(batch.boards[:, :NUM_SLOTS]),
+            batch.dice,
+        )
+        return self.inner.choose(cut, player)
+
+
+def make_player(spec: str, variant: Variant | str | None = None) -> Player:
     """Build a player from a spec: ``bgnet[:ply=N,checkpoint=PATH,device=D]``, ``pubeval``,
-    ``random[:seed=S]``, ``gnubg[:ply=N]``, ``human``; raises :class:`PlayerError` naming the problem."""
+    ``random[:seed=S]``, ``gnubg[:ply=N]``, ``human``, ``greedy``; raises :class:`PlayerError` naming
+    the problem.
+
+    Without ``variant`` the player plays backgammon on 26-slot boards (``greedy``:
+    :class:`bgnet.baselines.GreedyPlayer` of backgammon).  With a variant
+    (a :class:`bgnet.variants.Variant` or its label) it plays that game's
+    52-slot boards: ``greedy`` and ``random`` play any game; ``bgnet``
+    loads the network shipped for the game (:func:`variant_network`) unless
+    a checkpoint is given, and a checkpoint of another game is refused;
+    backgammon's players (pubeval, gnubg, a backgammon network) play the
+    games with backgammon's rules (backgammon, nackgammon) and no other.
+    """
     name, opt = parse_spec(spec)
     label = spec.strip()
+    game = get_variant(variant) if isinstance(variant, str) else variant
+    if name == "greedy":
+        return GreedyPlayer(game or VARIANTS["backgammon"], name=label)
+    if name == "random":
+        return RandomPlayer(seed=opt.get("seed", 0), name=label)
+    if game is None:
+        return _make_backgammon(name, opt, label)
+    if name in ("pubeval", "gnubg", "human"):
+        if not game.standard:
+            raise PlayerError(f"player {name} plays backgammon's rules only, not {game.label}")
+        return _Narrowed(_make_backgammon(name, opt, label))
+    checkpoint = opt.get("checkpoint")
+    if checkpoint is None and game.name != "backgammon":
+        # The game's own network when one is shipped; backgammon's plays games with its rules.
+        shipped = variant_network(game.name)
+        if shipped is None and not game.standard:
+            raise PlayerError(
+                f"no network is shipped for {game.name}: give one with bgnet:checkpoint=PATH (or play greedy)"
+            )
+        checkpoint = None if shipped is None else str(shipped)
+    net = NetPlayer.from_checkpoint(
+        checkpoint, ply=opt.get("ply", 0), device=opt.get("device", "cpu"), name=label
+    )
+    plays = getattr(net.evaluator, "variant", None)
+    plays_name = "backgammon" if plays is None else plays.name
+    if plays is None and game.standard:
+        return _Narrowed(net)
+    if plays_name != game.name:
+        raise PlayerError(
+            f"{label}: the network {checkpoint or 'shipped'} plays {plays_name}, not {game.name}"
+        )
+    return net
+
+
+def _make_backgammon(name: str, opt: dict[str, Any], label: str) -> Player:
+    """A backgammon player (26-slot boards) of a parsed spec."""
     if name == "bgnet":
         return NetPlayer.from_checkpoint(
             opt.get("checkpoint"), ply=opt.get("ply", 0), device=opt.get("device", "cpu"), name=label
         )
     if name == "pubeval":
         return PubevalPlayer(name=label)
-    if name == "random":
-        return RandomPlayer(seed=opt.get("seed", 0), name=label)
     if name == "gnubg":
         return GnubgPlayer(ply=opt.get("ply", 0), name=label)
     return HumanPlayer(name=label)
