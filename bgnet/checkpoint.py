@@ -1,7 +1,9 @@
 """Checkpoint files: one ``torch.save`` dict, written atomically, checked on load.
 
 A checkpoint holds the network's weights and shape, the encoder's name and
-version, the config that made it, and (for training checkpoints) the
+version, the game it plays (``variant``: a :mod:`bgnet.variants` label;
+absent means ``backgammon``, so every older checkpoint loads as before), the
+config that made it, and (for training checkpoints) the
 optimizer, counters and RNG states.  Loading one that does not match the
 code (another encoder version, another shape) or that is not a readable
 checkpoint raises :class:`CheckpointError` with a message that says what is
@@ -16,9 +18,11 @@ from typing import Any
 
 import torch
 
-from bgnet.encoding import Encoder, get_encoder
-from bgnet.errors import BgnetError
+from bgnet.encoding import Encoder, get_encoder, variant_encoder
+from bgnet.errors import BgnetError, InvalidPositionError
 from bgnet.network import ValueNet
+from bgnet.position import NUM_SLOTS
+from bgnet.variants import Variant, variant
 
 FORMAT = "bgnet-checkpoint-1"
 DEFAULT = Path(__file__).resolve().parent / "networks" / "bgnet-default.pt"
@@ -97,6 +101,35 @@ def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[Val
         first = (str(e).strip().splitlines() or [""])[0]
         raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {first}") from None
     return model, encoder
+
+
+def variant_label(state: dict[str, Any]) -> str:
+    """The game a checkpoint dict plays: its ``variant`` entry, else its config's, else ``backgammon``."""
+    label = state.get("variant")
+    config = state.get("config")
+    if label is None and isinstance(config, dict):
+        label = config.get("variant")
+    return str(label or "backgammon")
+
+
+def variant_from(state: dict[str, Any], source: str = "checkpoint") -> Variant | None:
+    """The :class:`~bgnet.variants.Variant` a checkpoint dict plays, or None for standard backgammon."""
+    try:
+        game = variant(variant_label(state))
+    except InvalidPositionError as e:
+        raise CheckpointError(f"{source}: {e}") from None
+    return None if game.label == "backgammon" else game
+
+
+def check_encoder(game: Variant | None, encoder: Encoder, source: str = "checkpoint") -> None:
+    """Refuse a network whose encoder reads other boards than its game's (26 or 52 slots, direction)."""
+    if game is None:
+        if encoder.slots != NUM_SLOTS:
+            raise CheckpointError(f"{source}: encoder {encoder.name} reads variant boards, not backgammon's")
+        return
+    expected = variant_encoder(game.rotate)
+    if encoder.name != expected.name:
+        raise CheckpointError(f"{source}: {game.label} needs encoder {expected.name}, not {encoder.name}")
 
 
 def load_network(path: str | Path) -> tuple[ValueNet, Encoder, dict[str, Any]]:

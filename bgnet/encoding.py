@@ -95,6 +95,19 @@ for 13..18, 3 for 19..24) / 10, and the pip count / 100.  It is meant for
 positions without contact (nobody on the bar); a checker on the bar is
 counted as if on point 25 in the pips and crossovers only.
 
+VARIANT (``variant-v1``) and VARIANT_ROTATE (``variant-rotate-v1``)
+--------------------------------------------------------------------
+The inputs of the variant networks (:mod:`bgnet.variants`: portes, tavla,
+plakoto, fevga, ...), over 52-slot variant boards seen from the side on
+roll.  One declaration of blocks for both; they differ only in how the
+opponent's view is made (the opponent's own numbering): a reversal for the
+games where the sides move in opposite directions (``variant``), a rotation
+by 12 points for fevga (``variant-rotate``; :meth:`bgnet.variants.Variant.flip`).
+A network is trained for one game, so the game is not an input.  For each
+side, in its own numbering:
+
+{variant_table}
+
 Speed (one core, ``_bench`` in ``tests/test_encoding.py``): about 7 million
 positions per second for TESAURO_198 and 0.7-0.9 million for EXTENDED.
 """
@@ -109,16 +122,21 @@ from numba import njit
 
 from bgnet.errors import BgnetError
 from bgnet.position import CHECKERS, NUM_SLOTS
+from bgnet.variants import OUR_WAITING, PIN, THEIR_WAITING, VSLOTS
 
 __all__ = [
     "ENCODERS",
     "EXTENDED",
     "RACE",
     "TESAURO_198",
+    "VARIANT",
+    "VARIANT_ENCODERS",
+    "VARIANT_ROTATE",
     "Encoder",
     "FeatureBlock",
     "UnknownEncoderError",
     "get_encoder",
+    "variant_encoder",
 ]
 
 
@@ -139,8 +157,9 @@ class FeatureBlock:
 class Encoder:
     """A board -> float32 vector mapping made of named blocks.
 
-    ``encode(boards)`` takes an ``(N, 26)`` int8 array (or one ``(26,)``
-    board, giving one row) and returns ``(N, width)`` float32.  With ``out``
+    ``encode(boards)`` takes an ``(N, slots)`` int8 array (or one ``(slots,)``
+    board, giving one row) and returns ``(N, width)`` float32; ``slots`` is 26
+    (backgammon boards) or 52 (variant boards, :data:`bgnet.variants.VSLOTS`).  With ``out``
     (float32, ``width`` columns, at least ``N`` rows, C-contiguous) the rows
     are written there and ``out[:N]`` is returned, so one buffer can serve
     batches of any size up to its length.
@@ -150,6 +169,7 @@ class Encoder:
     version: str
     blocks: tuple[FeatureBlock, ...]
     kernel: Callable[[np.ndarray, np.ndarray], None] = field(repr=False, compare=False)
+    slots: int = NUM_SLOTS
     width: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -179,8 +199,8 @@ class Encoder:
         boards = np.asarray(boards)
         if boards.ndim == 1:
             boards = boards[None, :]
-        if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS:
-            raise ValueError(f"boards must have shape (N, {NUM_SLOTS}), got {boards.shape}")
+        if boards.ndim != 2 or boards.shape[1] != self.slots:
+            raise ValueError(f"boards must have shape (N, {self.slots}), got {boards.shape}")
         boards = np.ascontiguousarray(boards, dtype=np.int8)
         n = boards.shape[0]
         if out is None:
@@ -715,6 +735,137 @@ def _encode_race(boards, out):
         _race_half(f, out, i, _RACE_SIDE)
 
 
+# ---------------------------------------------------------------------------
+# Variant inputs (52-slot boards)
+
+_VARIANT_PIPS = 360.0
+"""Pips scale: a side's count at the start of plakoto or fevga (15 checkers on its 24-point)."""
+
+_VARIANT_SIDE: tuple[tuple[str, int, str], ...] = (
+    (
+        "points",
+        96,
+        "the side's checkers n on top of each of its points 1..24, 4 units: n>=1, n>=2, n>=3, (n-3)/2 if n>3",
+    ),
+    (
+        "pinned",
+        24,
+        "1 where one of the side's checkers is pinned under the other side's on its point p (plakoto)",
+    ),
+    ("bar", 1, "the side's checkers on the bar / 2"),
+    ("waiting", 1, "the side's checkers not yet entered / 15"),
+    ("off", 1, "the side's checkers borne off / 15"),
+    ("pips", 1, f"the side's pip count / {_VARIANT_PIPS:.0f} (pinned checkers count; bar and waiting 25)"),
+    ("home", 1, "the side's checkers on top in its home board (points 1..6) / 15"),
+    (
+        "can_bear_off",
+        1,
+        "1 when the side may bear off: all its checkers home, none on the bar, waiting or pinned",
+    ),
+    ("at_start", 1, "1 while the side has a checker on its 24-point (plakoto: its mother is still home)"),
+    (
+        "start_rule",
+        1,
+        "1 while fevga's start rule holds: 14 or 15 of the side's checkers on its 24-point, none on 1..11",
+    ),
+)
+"""The ONE declaration of a side's variant units (``our_``/``their_`` + name): blocks, offsets, docs."""
+
+
+def _variant_blocks() -> tuple[FeatureBlock, ...]:
+    blocks: list[FeatureBlock] = []
+    for side in ("our", "their"):
+        blocks += [FeatureBlock(f"{side}_{name}", width, doc) for name, width, doc in _VARIANT_SIDE]
+    return tuple(blocks)
+
+
+_V_COLUMNS = _columns(_variant_blocks())
+_V_SIDE = _V_COLUMNS["their_points"]
+(_V_POINTS, _V_PINNED, _V_BAR, _V_WAITING, _V_OFF, _V_PIPS, _V_HOME, _V_BEAR, _V_START,
+ _V_START_RULE) = (_V_COLUMNS[f"our_{name}"] for name, _, _ in _VARIANT_SIDE)  # fmt: skip
+
+
+@njit(cache=True)
+def _vflip_into(boards, i, rotate, w, f):
+    """Copy variant row ``i`` to ``w`` and the opponent's view of it to ``f`` (as ``Variant.flip``)."""
+    for j in range(VSLOTS):
+        w[j] = boards[i, j]
+    for q in range(1, 25):
+        r = (q + 11) % 24 + 1 if rotate else 25 - q
+        f[q] = -w[r]
+        f[PIN + q] = -w[PIN + r]
+    f[0] = -w[25]
+    f[25] = -w[0]
+    f[OUR_WAITING] = -w[THEIR_WAITING]
+    f[THEIR_WAITING] = -w[OUR_WAITING]
+
+
+@njit(cache=True)
+def _variant_half(w, units, out, i, col):
+    """The units of the side positive in ``w`` (its own numbering), from column ``col``."""
+    checkers = 0
+    pips = 0
+    home = 0
+    outside = 0
+    start = 0
+    early = 0
+    for p in range(1, 25):
+        n = w[p]
+        if n < 0:
+            n = 0
+        c = col + _V_POINTS + 4 * (p - 1)
+        out[i, c] = units[n, 0]
+        out[i, c + 1] = units[n, 1]
+        out[i, c + 2] = units[n, 2]
+        out[i, c + 3] = units[n, 3]
+        pinned = 1 if w[PIN + p] > 0 else 0
+        out[i, col + _V_PINNED + p - 1] = pinned
+        checkers += n + pinned
+        pips += p * (n + pinned)
+        outside += pinned
+        if p <= 6:
+            home += n
+        else:
+            outside += n
+        if p <= 11:
+            early += n
+    bar = w[25] if w[25] > 0 else 0
+    waiting = w[OUR_WAITING] if w[OUR_WAITING] > 0 else 0
+    checkers += bar + waiting
+    pips += 25 * (bar + waiting)
+    outside += bar + waiting
+    if w[24] > 0 or w[PIN + 24] > 0:
+        start = 1
+    out[i, col + _V_BAR] = bar * 0.5
+    out[i, col + _V_WAITING] = waiting * (1.0 / 15.0)
+    out[i, col + _V_OFF] = (15 - checkers) * (1.0 / 15.0)
+    out[i, col + _V_PIPS] = pips * (1.0 / _VARIANT_PIPS)
+    out[i, col + _V_HOME] = home * (1.0 / 15.0)
+    out[i, col + _V_BEAR] = 1.0 if outside == 0 else 0.0
+    out[i, col + _V_START] = start
+    out[i, col + _V_START_RULE] = 1.0 if w[24] >= 14 and early == 0 else 0.0
+
+
+@njit(cache=True)
+def _encode_variant_any(boards, out, rotate):
+    w = np.empty(VSLOTS, dtype=np.int64)
+    f = np.empty(VSLOTS, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        _vflip_into(boards, i, rotate, w, f)
+        _variant_half(w, _UNITS, out, i, 0)
+        _variant_half(f, _UNITS, out, i, _V_SIDE)
+
+
+@njit(cache=True)
+def _encode_variant(boards, out):
+    _encode_variant_any(boards, out, False)
+
+
+@njit(cache=True)
+def _encode_variant_rotate(boards, out):
+    _encode_variant_any(boards, out, True)
+
+
 TESAURO_198 = Encoder("tesauro198", "tesauro198-v1", _tesauro_blocks(), _encode_tesauro)
 """Tesauro's 198 raw inputs; the index table is in the module docstring."""
 
@@ -730,10 +881,34 @@ if TESAURO_198.width != _TURN + 2 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
 if RACE.width != 2 * _RACE_SIDE:
     raise AssertionError("race encoder blocks do not match the columns its kernel writes")
 
-ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE)}
+VARIANT = Encoder("variant", "variant-v1", _variant_blocks(), _encode_variant, VSLOTS)
+"""Inputs of the variant networks on 52-slot boards, for games whose sides move in opposite directions."""
 
-if __doc__:  # the docstring's table of EXTENDED's units, from the same declaration as the kernel
+VARIANT_ROTATE = Encoder(
+    "variant-rotate", "variant-rotate-v1", _variant_blocks(), _encode_variant_rotate, VSLOTS
+)
+"""VARIANT for games whose sides move the same way round the board (fevga): the opponent's view rotates."""
+
+if VARIANT.width != 2 * _V_SIDE:
+    raise AssertionError("variant encoder blocks do not match the columns its kernel writes")
+
+ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE)}
+"""The encoders of backgammon boards (26 slots) by name."""
+
+VARIANT_ENCODERS: dict[str, Encoder] = {e.name: e for e in (VARIANT, VARIANT_ROTATE)}
+"""The encoders of variant boards (52 slots) by name."""
+
+if __doc__:  # the docstring's tables of units, from the same declarations as the kernels
     __doc__ = __doc__.replace(
+        "{variant_table}",
+        "\n".join(
+            [
+                "::",
+                "",
+                *(f"    {'our_/their_' + name:<22} {width:>2}  {doc}" for name, width, doc in _VARIANT_SIDE),
+            ]
+        ),
+    ).replace(
         "{extended_table}",
         "\n".join(
             [
@@ -743,13 +918,17 @@ if __doc__:  # the docstring's table of EXTENDED's units, from the same declarat
             ]
         ),
     )
-"""The encoders by name."""
 
 
 def get_encoder(name: str) -> Encoder:
     """The encoder called ``name``; :class:`UnknownEncoderError` names the known ones otherwise."""
-    try:
-        return ENCODERS[name]
-    except KeyError:
-        known = ", ".join(sorted(ENCODERS))
-        raise UnknownEncoderError(f"unknown encoder {name!r}; known encoders: {known}") from None
+    found = ENCODERS.get(name) or VARIANT_ENCODERS.get(name)
+    if found is None:
+        known = ", ".join(sorted(ENCODERS) + sorted(VARIANT_ENCODERS))
+        raise UnknownEncoderError(f"unknown encoder {name!r}; known encoders: {known}")
+    return found
+
+
+def variant_encoder(rotate: bool) -> Encoder:
+    """The variant encoder for a game whose sides move the same way (``rotate``, fevga) or not."""
+    return VARIANT_ROTATE if rotate else VARIANT

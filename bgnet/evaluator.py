@@ -56,6 +56,16 @@ evaluated deepest.
   (n-1)-ply value: about 20x slower at 2-ply (0.7 s instead of 0.03 s for
   the 2-ply value of the starting position on one CPU thread).
 
+Variants
+--------
+With ``variant=`` (a :class:`bgnet.variants.Variant`) an evaluator values
+that game's 52-slot boards instead: a finished game takes its exact value
+from :meth:`~bgnet.variants.Variant.result` (:func:`variant_final_probabilities`;
+a plakoto draw is win = 0.5, the rest 0), plays come from
+:meth:`~bgnet.variants.Variant.generate`, and there is no bearoff database
+and no race network (their inputs are backgammon's).  The n-ply search is
+the same code.
+
 Everything is batched: the M x 21 (position, roll) pairs of an n-ply
 evaluation are generated in one stream of :class:`~bgnet.movegen.MoveGenerator`
 chunks, each chunk's results evaluated in one forward, reduced per pair by a
@@ -88,6 +98,7 @@ from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 from bgnet.pubeval import is_race
+from bgnet.variants import PIN, VSLOTS, Variant, VariantGenerator, widen
 
 __all__ = [
     "DEFAULT_FILTERS",
@@ -99,6 +110,7 @@ __all__ = [
     "NO_FILTER",
     "NetEvaluator",
     "segment_argmin",
+    "variant_final_probabilities",
 ]
 
 _ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
@@ -221,6 +233,35 @@ def _segment_best_rows(values: np.ndarray, plies: np.ndarray, offsets: np.ndarra
     return rows
 
 
+def variant_final_probabilities(variant: Variant, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact probabilities of finished variant games, as :func:`bgnet.game.final_probabilities`.
+
+    ``boards`` (N, 52) are seen by the side on roll; :meth:`Variant.result`
+    gives the points the side that just moved won, so the side on roll lost
+    them: (0, 0, 0, gammon, backgammon), or (0.5, 0, 0, 0, 0) for a draw
+    (equity 0).  Only boards that may be over (the mover has no checker left,
+    or a plakoto mother is pinned) go through ``result``, one by one.
+    """
+    b = np.asarray(boards, dtype=np.int8).reshape(-1, VSLOTS)
+    _, theirs = variant.checkers(b)
+    maybe = theirs == 0
+    if variant.mother:
+        maybe |= (b[:, PIN + 1] != 0) | (b[:, PIN + 24] != 0)
+    over = np.zeros(len(b), dtype=bool)
+    probs = np.zeros((len(b), 5), dtype=np.float32)
+    for i in np.flatnonzero(maybe):
+        won = variant.result(b[i])
+        if won is None:
+            continue
+        over[i] = True
+        if won == 0:
+            probs[i, 0] = 0.5
+        else:
+            probs[i, 3] = won >= 2
+            probs[i, 4] = won >= 3
+    return over, probs
+
+
 # ---------------------------------------------------------------------------
 # The evaluator
 
@@ -234,6 +275,8 @@ class Evaluator:
     Args:
         bearoff: an exact bearoff database (:class:`BearoffDatabase`) or None;
             the boards it covers take its value at every ply.
+        variant: the game of the boards (:class:`bgnet.variants.Variant`,
+            52-slot boards), or None for backgammon (26-slot boards).
         filters: the move filters of :meth:`rank` and :meth:`choose`.
         inner: the move filters each side uses inside an n-ply evaluation.
     """
@@ -244,11 +287,27 @@ class Evaluator:
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
+        variant: Variant | None = None,
     ) -> None:
+        if variant is not None and bearoff is not None:
+            raise ValueError(f"the bearoff database values backgammon boards, not {variant.label}'s")
         self.bearoff = bearoff
         self.filters = tuple(filters)
         self.inner = tuple(inner)
+        self.variant = variant
+        self.slots = NUM_SLOTS if variant is None else VSLOTS
         self._gens: dict[int, MoveGenerator] = {}
+        self._vgens: dict[int, VariantGenerator] = {}
+
+    def finished(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(over, probs)``: which boards are finished games and their exact probabilities (side on roll)."""
+        if self.variant is None:
+            return final_probabilities(boards)
+        return variant_final_probabilities(self.variant, boards)
+
+    def flip(self, boards: np.ndarray) -> np.ndarray:
+        """The boards seen by the other side (the game's flip)."""
+        return flip_board(boards) if self.variant is None else self.variant.flip(boards)
 
     # -- 0-ply --------------------------------------------------------------
 
@@ -260,7 +319,7 @@ class Evaluator:
         n = len(boards)
         if n == 0:
             return np.empty((0, 5), dtype=np.float32)
-        over, exact = final_probabilities(boards)
+        over, exact = self.finished(boards)
         todo = ~over
         if self.bearoff is not None and todo.any():
             covered = np.zeros(n, dtype=bool)
@@ -289,14 +348,14 @@ class Evaluator:
         """
         if ply < 0:
             raise ValueError(f"ply must be >= 0, got {ply}")
-        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+        boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, self.slots)
         if ply == 0:
             return self._static(boards)
         n = len(boards)
         out = np.empty((n, 5), dtype=np.float32)
         if n == 0:
             return out
-        over, exact = final_probabilities(boards)
+        over, exact = self.finished(boards)
         known = over.copy()
         out[over] = exact[over]
         if self.bearoff is not None and (~over).any():
@@ -319,6 +378,22 @@ class Evaluator:
             gen = self._gens[ply] = MoveGenerator(_CHUNK)
         return gen
 
+    def _chunks(self, ply: int, boards: np.ndarray, dice: np.ndarray):
+        """The move generator's chunks ``(lo, hi, offsets, positions, steps)`` for this evaluator's game."""
+        variant = self.variant
+        if variant is None:
+            yield from self._generator(ply).chunks(boards, dice)
+        elif variant.standard:
+            # The game's moves are backgammon's: the fast generator, its results widened.
+            narrow = np.ascontiguousarray(boards[:, :NUM_SLOTS])
+            for lo, hi, offsets, positions, steps in self._generator(ply).chunks(narrow, dice):
+                yield lo, hi, offsets, widen(positions), steps
+        else:
+            gen = self._vgens.get(ply)
+            if gen is None:
+                gen = self._vgens[ply] = VariantGenerator(_CHUNK)
+            yield from gen.chunks(boards, dice, variant.rules)
+
     def _lookahead(self, boards: np.ndarray, ply: int) -> np.ndarray:
         """The ``ply``-ply (>= 1) value of unfinished, uncovered boards, for their side on roll."""
         m = len(boards)
@@ -328,7 +403,7 @@ class Evaluator:
         # Per (board, roll): the probabilities of the result played, for the opponent on roll.
         theirs = np.empty((m * k, 5), dtype=np.float32)
         passed = []
-        for lo, hi, offsets, positions, steps in self._generator(ply).chunks(pairs, dice):
+        for lo, hi, offsets, positions, steps in self._chunks(ply, pairs, dice):
             results, plies = self._rank(MoveBatch(offsets, positions, steps), ply - 1, self.inner, full=True)
             # The mover's best: deepest evaluated, then the lowest equity for the opponent.
             rows = _segment_best_rows(-equity(results), plies, offsets)
@@ -338,7 +413,7 @@ class Evaluator:
         passes = np.concatenate(passed) if passed else np.empty(0, dtype=np.int64)
         if len(passes):
             # No legal play: the opponent is on roll in the same position.
-            theirs[passes] = self.probabilities(flip_board(pairs[passes]), ply - 1)
+            theirs[passes] = self.probabilities(self.flip(pairs[passes]), ply - 1)
         ours = flip_probs(theirs).reshape(m, k, 5).astype(np.float64)
         return np.einsum("mkj,k->mj", ours, ROLL_WEIGHTS.astype(np.float64)).astype(np.float32)
 
@@ -493,8 +568,14 @@ class NetEvaluator(Evaluator):
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
+        variant: Variant | None = None,
     ) -> None:
-        super().__init__(bearoff=bearoff, filters=filters, inner=inner)
+        if variant is not None and race is not None:
+            raise ValueError(f"a race network values backgammon boards, not {variant.label}'s")
+        if encoder.slots != (NUM_SLOTS if variant is None else VSLOTS):
+            game = "backgammon" if variant is None else variant.label
+            raise ValueError(f"encoder {encoder.name} reads {encoder.slots}-slot boards, not {game}'s")
+        super().__init__(bearoff=bearoff, filters=filters, inner=inner, variant=variant)
         self.model = model
         self.encoder = encoder
         self.race = race
@@ -514,7 +595,9 @@ class NetEvaluator(Evaluator):
 
         ``bearoff=True`` loads (or builds and caches) the one-sided bearoff
         database; ``False`` uses none; a database object is used as it is.
-        A checkpoint that holds a race network routes races to it.  Raises
+        A checkpoint that holds a race network routes races to it.  A
+        checkpoint of a variant (its ``variant`` entry) gives an evaluator of
+        that game (:attr:`variant`), without bearoff database.  Raises
         :class:`bgnet.checkpoint.CheckpointError` naming the problem.
         """
         from bgnet import checkpoint
@@ -522,7 +605,15 @@ class NetEvaluator(Evaluator):
         source = str(checkpoint.DEFAULT if path is None else path)
         state = checkpoint.read(source)
         model, encoder = checkpoint.network_from(state, source)
+        variant = checkpoint.variant_from(state, source)
+        checkpoint.check_encoder(variant, encoder, source)
         race = checkpoint.race_network_from(state, source)
+        if variant is not None:
+            if race is not None:
+                raise checkpoint.CheckpointError(
+                    f"{source}: a {variant.label} network cannot have a race network"
+                )
+            bearoff = False
         device = torch.device(device)
         model.to(device).eval()
         if race is not None:
@@ -531,7 +622,7 @@ class NetEvaluator(Evaluator):
             from bgnet.bearoff import OneSidedBearoff
 
             bearoff = OneSidedBearoff.load_or_build()
-        return cls(model, encoder, device, race=race, bearoff=bearoff or None, **kwargs)
+        return cls(model, encoder, device, race=race, bearoff=bearoff or None, variant=variant, **kwargs)
 
     def networks(self) -> dict[str, tuple[ValueNet, Encoder]]:
         """The phase networks by name: ``main`` and, when present, ``race``."""
@@ -542,7 +633,7 @@ class NetEvaluator(Evaluator):
 
     def phases(self, boards: np.ndarray) -> np.ndarray:
         """For each board, the index in :meth:`networks` of the network that values it (0: main)."""
-        boards = np.asarray(boards).reshape(-1, NUM_SLOTS)
+        boards = np.asarray(boards).reshape(-1, self.slots)
         if self.race is None:
             return np.zeros(len(boards), dtype=np.int64)
         return is_race(boards).astype(np.int64)

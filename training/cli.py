@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"resuming from {trainer.resumed_from} ({trainer.state.games} games done)", flush=True)
     elif cfg.init:
         print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
+
     def stop(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt  # SIGTERM (kill, a scheduler's stop) stops like Ctrl-C: checkpoint first
 
@@ -61,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if len(getattr(trainer, "nodes", {})) > 1:
         print("games by worker node: " + ", ".join(f"{n}: {g}" for n, g in sorted(trainer.nodes.items())))
     ppg = "n/a" if st.last_ppg is None else f"{st.last_ppg:+.3f} ± {st.last_ci:.3f}"
-    print(f"run {trainer.dir}: {st.games} games, {st.seconds:.0f} s training, last ppg vs pubeval {ppg}")
+    who = "pubeval" if cfg.game() is None else "random"
+    print(f"run {trainer.dir}: {st.games} games, {st.seconds:.0f} s training, last ppg vs {who} {ppg}")
     latest = trainer.latest_checkpoint()
     if latest is not None:
         print(f"latest checkpoint: {latest}")

@@ -16,9 +16,12 @@ import os
 import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bgnet.errors import BgnetError
+
+if TYPE_CHECKING:
+    from bgnet.variants import Variant
 
 
 class ConfigError(BgnetError):
@@ -33,8 +36,13 @@ class TrainConfig:
     seed: int = 1
     """Seed of the one numpy Generator and of torch; the same seed and config replay the same games."""
 
+    variant: str = "backgammon"
+    """The game (``bgnet.variants`` label: backgammon, portes, tavla, plakoto, fevga, each optionally with
+    +no-forced-max ...): self-play, targets and evaluation follow its rules; not backgammon: 52-slot boards,
+    encoder ``variant`` (``variant-rotate`` for fevga), evaluation against a random player."""
+
     encoder: str = "tesauro198"
-    """Input encoder (``bgnet.encoding.ENCODERS``)."""
+    """Input encoder (``bgnet.encoding.ENCODERS``, or ``VARIANT_ENCODERS`` for a variant)."""
 
     hidden: tuple[int, ...] = (128,)
     """Hidden layer widths."""
@@ -159,10 +167,33 @@ class TrainConfig:
         need(all(h >= 1 for h in self.race_hidden), "race_hidden", "positive widths (or empty)")
         need(self.race_lr_scale > 0, "race_lr_scale", "must be > 0")
         need(self.target in {"td", "ply1"}, "target", "td or ply1")
-        from bgnet.encoding import ENCODERS
+        from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
-        need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")
+        game = self.game()
+        if game is None:
+            need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
+        else:
+            need(
+                self.encoder in VARIANT_ENCODERS,
+                "encoder",
+                f"one of {sorted(VARIANT_ENCODERS)} for a variant",
+            )
+            expected = variant_encoder(game.rotate).name
+            need(self.encoder == expected, "encoder", f"{expected} for {game.label}")
+            need(not self.race_hidden, "race_hidden", f"empty for {game.label} (no race network)")
+            need(not self.bearoff, "bearoff", f"false for {game.label} (the database is backgammon's)")
+
+    def game(self) -> Variant | None:
+        """The variant of ``variant``, or None for standard backgammon (26-slot boards, the original code)."""
+        from bgnet.errors import InvalidPositionError
+        from bgnet.variants import variant
+
+        try:
+            v = variant(self.variant)
+        except InvalidPositionError as e:
+            raise ConfigError(f"config field 'variant': {e}") from None
+        return None if v.label == "backgammon" else v
 
     def worker_count(self) -> int:
         """The number of self-play worker processes (0: self-play in the learner's process)."""

@@ -10,6 +10,12 @@ them in minibatches.  Every ``checkpoint_every`` games a checkpoint is
 written atomically; every ``eval_every`` games the network plays
 ``eval_games`` games against pubeval and the points per game (ppg) with its
 95% confidence interval are logged.
+
+A run of a variant (``variant`` in the config: portes, tavla, plakoto,
+fevga, ...) is the same loop on that game's 52-slot boards: self-play in
+``Lockstep(..., variant=V)``, the exact results of ``Variant.result`` at the
+end of each game (a plakoto draw is win = 0.5), the ``variant`` encoder, and
+evaluation against a uniformly random player (pubeval plays backgammon only).
 """
 
 from __future__ import annotations
@@ -30,7 +36,6 @@ from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import get_encoder
 from bgnet.evaluator import NetEvaluator
-from bgnet.game import final_probabilities
 from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
@@ -63,6 +68,28 @@ def learning_rate(cfg: TrainConfig, games_done: int) -> float:
 def evaluate_vs_pubeval(evaluator: NetEvaluator, games: int, rng: np.random.Generator) -> tuple[float, float]:
     """The network's cubeless ppg against pubeval over ``games`` games, with its 95% CI half-width."""
     return mean_ci(play_match((evaluator.choose, lambda b, _p: pubeval_best(b)), games, rng))
+
+
+def random_chooser(rng: np.random.Generator):
+    """A uniformly random legal play of every roll (-1 where there is none): any game's baseline."""
+
+    def choose(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        sizes = np.diff(batch.offsets)
+        rows = batch.offsets[:-1] + (rng.random(len(sizes)) * sizes).astype(np.int64)
+        return np.where(sizes > 0, rows, -1)
+
+    return choose
+
+
+def evaluate_vs_random(evaluator: NetEvaluator, games: int, rng: np.random.Generator) -> tuple[float, float]:
+    """The network's ppg in its game (``evaluator.variant``) against a random player, with the 95% CI."""
+    chooser = (evaluator.choose, random_chooser(rng))
+    return mean_ci(play_match(chooser, games, rng, variant=evaluator.variant))
+
+
+def opponent(cfg: TrainConfig) -> str:
+    """Whom the evaluations during training play: pubeval (backgammon) or a random player (variants)."""
+    return "pubeval" if cfg.game() is None else "random"
 
 
 def selfplay_chooser(evaluator: NetEvaluator, epsilon: float, rng: np.random.Generator):
@@ -100,7 +127,7 @@ def training_targets(
     values = np.zeros((len(games), lengths.max(), 5), dtype=np.float32)
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
     values[valid] = flat
-    _, finals = final_probabilities(np.stack([g.final for g in games]))
+    _, finals = evaluator.finished(np.stack([g.final for g in games]))
     return boards, flat, lambda_returns(values, lengths, finals, lam)[valid]
 
 
@@ -140,7 +167,8 @@ def fit(
 
 
 def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
-    """The freshly initialised networks of a config (main, and race when ``race_hidden``), as an evaluator."""
+    """The freshly initialised networks of a config (main, and race when ``race_hidden``), as an evaluator
+    of the config's game."""
     encoder = get_encoder(cfg.encoder)
     model = ValueNet(encoder.width, cfg.hidden, cfg.activation).to(device)
     race = None
@@ -152,7 +180,7 @@ def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> Net
         from bgnet.bearoff import OneSidedBearoff
 
         bearoff = OneSidedBearoff.load_or_build()
-    return NetEvaluator(model, encoder, device, race=race, bearoff=bearoff)
+    return NetEvaluator(model, encoder, device, race=race, bearoff=bearoff, variant=cfg.game())
 
 
 def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, np.ndarray]]:
@@ -244,8 +272,10 @@ class Trainer:
             }
         state = nets.pop("main")
         state.update(nets)  # the race network, if any, under "race"
+        game = self.cfg.game()
         return {
             **state,
+            "variant": "backgammon" if game is None else game.label,
             "config": self.cfg.to_dict(),
             "counters": vars(self.state).copy(),
             "rng": {"numpy": self.rng.bit_generator.state, "torch": torch.get_rng_state()},
@@ -279,6 +309,11 @@ class Trainer:
 
     def _load_networks(self, state: dict[str, Any], source: str, *, with_optimizers: bool) -> None:
         """Copy a checkpoint's networks into this run's (widened where ours are wider)."""
+        game, ours = checkpoint.variant_from(state, source), self.cfg.game()
+        if (game and game.label) != (ours and ours.label):
+            theirs_label = "backgammon" if game is None else game.label
+            ours_label = "backgammon" if ours is None else ours.label
+            raise CheckpointError(f"{source} plays {theirs_label}; this run plays {ours_label}")
         loaded = {"main": checkpoint.network_from(state, source)}
         race = checkpoint.race_network_from(state, source)
         if race is not None:
@@ -373,7 +408,7 @@ class Trainer:
     def _local_batches(self) -> Iterator[GameBatch]:
         """Self-play in this process: the same protocol as a worker's, deterministic from the seed."""
         cfg, st = self.cfg, self.state
-        engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True)
+        engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True, variant=cfg.game())
         choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
         pending: list[FinishedGame] = []
         while engine.running:
@@ -420,8 +455,12 @@ class Trainer:
                 record["train/policy_lag"] = lag
             self.log(record, writer)
             if next_eval is not None and st.games >= next_eval:
-                st.last_ppg, st.last_ci = evaluate_vs_pubeval(self.evaluator, cfg.eval_games, self.rng)
-                self.log({"play/ppg_vs_pubeval": st.last_ppg, "play/ppg_ci95": st.last_ci}, writer)
+                if self.evaluator.variant is None:
+                    st.last_ppg, st.last_ci = evaluate_vs_pubeval(self.evaluator, cfg.eval_games, self.rng)
+                else:
+                    st.last_ppg, st.last_ci = evaluate_vs_random(self.evaluator, cfg.eval_games, self.rng)
+                key = f"play/ppg_vs_{opponent(cfg)}"
+                self.log({key: st.last_ppg, "play/ppg_ci95": st.last_ci}, writer)
                 next_eval = (st.games // cfg.eval_every + 1) * cfg.eval_every
                 t0 = time.perf_counter()
             out_of_time = self.deadline is not None and time.monotonic() >= self.deadline
@@ -429,6 +468,6 @@ class Trainer:
                 self.save_checkpoint()
                 next_ckpt = (st.games // cfg.checkpoint_every + 1) * cfg.checkpoint_every
             ppg = "" if st.last_ppg is None else f"{st.last_ppg:+.3f}±{st.last_ci:.3f}"
-            bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs pubeval {ppg or 'n/a'}")
+            bar.set_postfix_str(f"{speed:.0f} games/s, ppg vs {opponent(cfg)} {ppg or 'n/a'}")
             if st.games >= cfg.games or out_of_time:
                 break

@@ -101,7 +101,9 @@ class SelfPlayWorker:
         self.evaluator = build_evaluator(self.cfg, "cpu")
         from bgnet.lockstep import Lockstep
 
-        self.engine = Lockstep(self.cfg.parallel_games, ENDLESS, self.rng, record=True)
+        self.engine = Lockstep(
+            self.cfg.parallel_games, ENDLESS, self.rng, record=True, variant=self.cfg.game()
+        )
         self.choose = selfplay_chooser(self.evaluator, self.cfg.epsilon, self.rng)
         self.version = -1
         self.node = _node_name()
