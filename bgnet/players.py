@@ -254,9 +254,15 @@ class NetPlayer:
         check_ply(ply)
         return cls(NetEvaluator.from_checkpoint(checkpoint, device=device, bearoff=bearoff), ply, name)
 
+    @property
+    def variant(self) -> Variant | None:
+        """The game the network plays (from its checkpoint), or None for backgammon."""
+        return getattr(self.evaluator, "variant", None)
+
     # -- plays ---------------------------------------------------------------
 
     def choose(self, batch: MoveBatch, player: np.ndarray | None = None) -> np.ndarray:
+        """The chosen row of each roll (-1: no legal play); any game's batch (``Variant.generate``)."""
         return self.evaluator.choose(batch, player, self.ply)
 
     def best_play(self, board: np.ndarray, dice: Dice) -> Play | None:
@@ -279,7 +285,7 @@ class NetPlayer:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """``(N, 5)`` probabilities of each board's side on roll, before it rolls, at the player's ply."""
-        b = np.asarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+        b = np.asarray(boards, dtype=np.int8).reshape(-1, getattr(self.evaluator, "slots", NUM_SLOTS))
         if len(b) != 1:
             return np.asarray(self.evaluator.probabilities(b, self.ply), dtype=np.float64)
         key = b.tobytes()
