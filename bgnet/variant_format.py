@@ -27,28 +27,37 @@ import numpy as np
 
 from bgnet.dice import Dice
 from bgnet.errors import IllegalMoveError, InvalidPositionError
+from bgnet.formats import MatchInfo, Xgid, parse_position
 from bgnet.notation import _paths, format_play
 from bgnet.position import CHECKERS, NUM_SLOTS
 from bgnet.variants import (
     CAPTURE_HIT,
     CAPTURE_PIN,
+    HOUSE_RULES,
     OUR_WAITING,
     PIN,
     R_CAPTURE,
     THEIR_WAITING,
+    VARIANTS,
     VSLOTS,
     Variant,
+    widen,
 )
+from bgnet.variants import variant as variant_of
 
 __all__ = [
     "PIN_MARK",
     "VariantPlay",
+    "canonical_variant",
     "check_variant_board",
     "check_variant_in_play",
     "draw_variant",
+    "format_variant_position",
     "legal_variant_plays",
     "parse_variant_play",
+    "parse_variant_position",
     "play_notation",
+    "read_variant_position",
 ]
 
 PIN_MARK = "^"
@@ -344,3 +353,178 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
             f"{', '.join(map(str, sorted(must)))}; legal plays include {examples}"
         )
     raise IllegalMoveError(f"{said!r} is not a legal play of this roll; legal plays include {examples}")
+
+
+# --------------------------------------------------------------------------
+# The position format
+# --------------------------------------------------------------------------
+
+_FIELD = re.compile(r"([+-]?[0-9]{1,2})(p?)")
+_LABEL = re.compile(r"[a-z]+(?:\+[a-z-]*)*")
+
+
+def canonical_variant(v: Variant) -> Variant:
+    """``v`` with its house rules in the order of :data:`bgnet.variants.HOUSE_RULES`.
+
+    ``backgammon+no-forced-max+no-cube`` and ``backgammon+no-cube+no-forced-max``
+    are one game; the position format writes it one way.
+    """
+    out = variant_of(v.name)
+    for rule in HOUSE_RULES:
+        if rule in v.house:
+            out = out.with_house(rule)
+    return out
+
+
+def _backgammon_board(v: Variant) -> bool:
+    """Whether a backgammon board (a GNUBG ID or XGID) can be a position of ``v``: hitting, opposite ways."""
+    return not v.rotate and _capture(v) == CAPTURE_HIT
+
+
+def format_variant_position(board: np.ndarray | Sequence[int], variant: Variant) -> str:
+    """The one written form of a variant position: ``LABEL:POINTS:bar=OURS,THEIRS:wait=OURS,THEIRS``.
+
+    POINTS are the 24 points from the side on roll (1 first), quarters
+    separated by ``/`` and points by ``,``: our checkers positive, the
+    opponent's negative, and ``p`` after a count whose stack pins one of
+    the other side's checkers (``3p``: three of ours on one of theirs;
+    ``-1p``: one of theirs on one of ours).  See ``docs/variant-positions.md``.
+
+    Raises:
+        InvalidPositionError: a board :func:`check_variant_board` rejects.
+    """
+    check_variant_board(board, variant)
+    b = _as_board(board)
+    fields = [f"{int(b[p])}{'p' if b[PIN + p] else ''}" for p in range(1, 25)]
+    points = "/".join(",".join(fields[q : q + 6]) for q in range(0, 24, 6))
+    return (
+        f"{canonical_variant(variant).label}:{points}"
+        f":bar={int(b[25])},{-int(b[0])}:wait={int(b[OUR_WAITING])},{-int(b[THEIR_WAITING])}"
+    )
+
+
+def _pair(section: str, key: str, text: str) -> tuple[int, int]:
+    values = section[len(key) + 1 :].split(",")
+    if len(values) != 2 or not all(x.isdigit() and len(x) <= 2 for x in values):
+        raise InvalidPositionError(
+            f"{text!r}: {section!r} should be {key}=OURS,THEIRS with two counts 0-15, like {key}=1,0"
+        )
+    a, b = int(values[0]), int(values[1])
+    if max(a, b) > CHECKERS:
+        raise InvalidPositionError(f"{text!r}: {section!r} has more than {CHECKERS} checkers")
+    return a, b
+
+
+def _parse_variant_text(text: str) -> tuple[Variant, np.ndarray]:
+    """``LABEL:POINTS[:bar=A,B][:wait=C,D]`` (``bar`` and ``wait`` default to none)."""
+    label, *sections = text.split(":")
+    v = canonical_variant(variant_of(label))
+    if not sections or not sections[0]:
+        raise InvalidPositionError(
+            f"{text!r}: give the 24 points after the variant, like {format_variant_position(v.start, v)}"
+        )
+    fields = re.split(r"[,/]", sections[0])
+    if len(fields) != 24:
+        raise InvalidPositionError(
+            f"{text!r}: the points part has {len(fields)} points; write all 24, 1 to 24 of the side on roll"
+        )
+    b = np.zeros(VSLOTS, dtype=np.int8)
+    for p, f in enumerate(fields, 1):
+        m = _FIELD.fullmatch(f.lower())
+        if not m:
+            raise InvalidPositionError(
+                f"{text!r}: point {p} is {f!r}; write a count (ours positive, theirs negative), "
+                "with p after it for a stack that pins a checker (3p, -1p)"
+            )
+        n = int(m.group(1))
+        if abs(n) > CHECKERS:
+            raise InvalidPositionError(f"{text!r}: point {p} has {abs(n)} checkers; at most {CHECKERS}")
+        if m.group(2):
+            if n == 0:
+                raise InvalidPositionError(
+                    f"{text!r}: point {p} is 0p; a pinned checker needs a stack on top"
+                )
+            b[PIN + p] = -1 if n > 0 else 1
+        b[p] = n
+    seen: set[str] = set()
+    for section in sections[1:]:
+        key = section.split("=", 1)[0].lower()
+        if key not in ("bar", "wait") or "=" not in section:
+            raise InvalidPositionError(
+                f"{text!r}: {section!r} is not understood; after the points come bar=OURS,THEIRS "
+                "and wait=OURS,THEIRS"
+            )
+        if key in seen:
+            raise InvalidPositionError(f"{text!r}: {key}= is given twice")
+        seen.add(key)
+        ours, theirs = _pair(section.lower(), key, text)
+        if key == "bar":
+            b[25], b[0] = ours, -theirs
+        else:
+            b[OUR_WAITING], b[THEIR_WAITING] = ours, -theirs
+    try:
+        check_variant_board(b, v)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(f"{text!r} is not a {v.label} position: {e}") from None
+    return v, b
+
+
+def read_variant_position(
+    text: str, expected: Variant | None = None
+) -> tuple[Variant, np.ndarray, Xgid | MatchInfo | None]:
+    """A variant position, its variant, and the XGID or Match ID it came with (for their dice).
+
+    ``text`` is the format of :func:`format_variant_position`, or for a
+    backgammon board (backgammon, nackgammon, portes, tavla) a GNUBG
+    Position ID, ``positionid:matchid`` or XGID
+    (:func:`bgnet.formats.parse_position`).  ``expected``: the variant the
+    caller plays (a position of another variant is an error); a GNUBG ID or
+    XGID is a position of it (default backgammon).
+
+    Raises:
+        InvalidPositionError: malformed text, an unknown variant, a position
+            of another variant than ``expected`` or one illegal in its variant.
+    """
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"a variant position is a string, got {type(text).__name__}")
+    s = text.strip()
+    if any(c.isspace() for c in s):
+        raise InvalidPositionError(f"{s!r}: a position is one word, without spaces")
+    if not s:
+        raise InvalidPositionError("no position given: write LABEL:POINTS:bar=..:wait=.. or a GNUBG ID/XGID")
+    head = s.split(":", 1)[0].lower()
+    want = canonical_variant(expected) if expected is not None else None
+    if ":" in s and _LABEL.fullmatch(head) and (head.split("+")[0] in VARIANTS or len(head) != 14):
+        v, b = _parse_variant_text(s)
+        if want is not None and v.label != want.label:
+            raise InvalidPositionError(f"{s!r} is a {v.label} position, but the variant is {want.label}")
+        b.setflags(write=False)
+        return v, b, None
+    v = want if want is not None else VARIANTS["backgammon"]
+    if not _backgammon_board(v):
+        raise InvalidPositionError(
+            f"{s!r}: a {v.name} position is written {v.name}:POINTS:bar=..:wait=..; GNUBG IDs and XGIDs "
+            "are for backgammon boards (backgammon, nackgammon, portes, tavla)"
+        )
+    try:
+        position, info = parse_position(s)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(
+            f"{e} (or a variant position: LABEL:POINTS:bar=OURS,THEIRS:wait=OURS,THEIRS)"
+        ) from None
+    b = widen(position.board)
+    check_variant_board(b, v)
+    b.setflags(write=False)
+    return v, b, info
+
+
+def parse_variant_position(text: str, expected: Variant | None = None) -> tuple[Variant, np.ndarray]:
+    """The variant and board (52 slots, read-only) of a position written as :func:`format_variant_position`.
+
+    A GNUBG Position ID or XGID is read as a backgammon board (of
+    ``expected`` when given, which must be a backgammon-family game); see
+    :func:`read_variant_position`.  ``parse_variant_position(format_variant_position(b, v))``
+    gives back ``v`` (its house rules in canonical order) and ``b``.
+    """
+    v, b, _info = read_variant_position(text, expected)
+    return v, b
