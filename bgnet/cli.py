@@ -35,6 +35,15 @@ from bgnet.notation import format_play
 from bgnet.position import Position, check_in_play
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
+from bgnet.variant_format import (
+    canonical_variant,
+    check_variant_in_play,
+    format_variant_position,
+    is_variant_text,
+    legal_variant_plays,
+    read_variant_position,
+)
+from bgnet.variants import Variant, variant
 
 EXIT_BAD_INPUT = 2
 
@@ -144,13 +153,81 @@ def _moves_batch(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if errors else 0
 
 
+def _variant_plays_json(v: Variant, board: np.ndarray, dice: Dice) -> dict:
+    """One roll in a variant as JSON: each play's notation, steps and result (seen by the opponent)."""
+    plays = [
+        {
+            "play": p.notation,
+            "steps": [list(s) for s in p.steps],
+            "position": format_variant_position(p.position, v),
+        }
+        for p in legal_variant_plays(v, board, dice)
+    ]
+    return {
+        "variant": v.label,
+        "position": format_variant_position(board, v),
+        "dice": [dice.high, dice.low],
+        "plays": plays,
+    }
+
+
+def _variant_playable(text: str, v: Variant | None) -> tuple[Variant, np.ndarray, object]:
+    """The variant, board and XGID/Match ID of ``text``; a finished game is a BgnetError."""
+    found, board, info = read_variant_position(text, v)
+    check_variant_in_play(board, found)
+    return found, board, info
+
+
+def _moves_variant(args: argparse.Namespace, v: Variant | None) -> int:
+    """``moves`` in a variant: the plays in notation with the results in the variant position format."""
+    if args.rank or args.ply:
+        raise BgnetError("--rank is not available for variant games yet; list the plays without it")
+    if args.batch is not None:
+        out = sys.stdout
+        errors = 0
+        for n, line in enumerate(read_lines(args.batch), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            parts = line.split()
+            try:
+                if not 1 <= len(parts) <= 2:
+                    raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
+                found, board, info = _variant_playable(parts[0], v)
+                dice = _dice_of(parts[1] if len(parts) == 2 else None, info)
+                out.write(json.dumps(_variant_plays_json(found, board, dice)) + "\n")
+            except BgnetError as e:
+                errors += 1
+                print(f"bgnet: error: line {n}: {e}", file=sys.stderr)
+                out.write(json.dumps({"error": f"line {n}: {e}"}) + "\n")
+        return EXIT_BAD_INPUT if errors else 0
+    found, board, info = _variant_playable(args.position, v)
+    result = _variant_plays_json(found, board, _dice_of(args.dice, info))
+    if args.json:
+        print(json.dumps(result))
+    elif not result["plays"]:
+        print("no legal play", file=sys.stderr)
+    else:
+        width = max(len(p["play"]) for p in result["plays"])
+        for p in result["plays"]:
+            print(f"{p['play']:<{width}}  {p['position']}")
+    return 0
+
+
 def _cmd_moves(args: argparse.Namespace) -> int:
     if args.batch is not None:
         if args.position is not None:
             raise BgnetError("give either --batch FILE or POSITION DICE, not both")
-        return _moves_batch(args)
-    if args.position is None:
+    elif args.position is None:
         raise BgnetError("give POSITION DICE (or --batch FILE)")
+    # Backgammon from a GNUBG ID or XGID keeps the backgammon command (IDs out, --rank);
+    # other games, and positions written in the variant format, list the variant's plays.
+    v = canonical_variant(variant(args.variant)) if args.variant is not None else None
+    if v is not None and v.label != "backgammon":
+        return _moves_variant(args, v)
+    if args.position is not None and is_variant_text(args.position):
+        return _moves_variant(args, v)
+    if args.batch is not None:
+        return _moves_batch(args)
     return _moves_one(args)
 
 
@@ -207,11 +284,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="List the distinct legal plays of a roll: the play in gnubg notation and the "
         "GNUBG Position ID of the result, seen by the opponent (now on roll).",
     )
-    moves.add_argument("position", nargs="?", help="GNUBG Position ID, positionid:matchid, or XGID")
+    moves.add_argument(
+        "position",
+        nargs="?",
+        help="GNUBG Position ID, positionid:matchid, XGID, or a variant position (LABEL:POINTS:...)",
+    )
     moves.add_argument(
         "dice", nargs="?", help="the roll, like 31 or 3-1 (default: the XGID's or Match ID's dice)"
     )
     moves.add_argument("--json", action="store_true", help="print one JSON object")
+    moves.add_argument(
+        "--variant",
+        metavar="LABEL",
+        help="the game: backgammon (default), nackgammon, portes, tavla, plakoto, fevga, "
+        "optionally +no-cube and/or +no-forced-max; results are then written as variant positions "
+        "(docs/variant-positions.md)",
+    )
     moves.add_argument(
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
     )

@@ -53,6 +53,7 @@ __all__ = [
     "check_variant_in_play",
     "draw_variant",
     "format_variant_position",
+    "is_variant_text",
     "legal_variant_plays",
     "parse_variant_play",
     "parse_variant_position",
@@ -144,6 +145,13 @@ def check_variant_in_play(board: np.ndarray | Sequence[int], variant: Variant) -
     """
     ours, theirs = (int(x[0]) for x in variant.checkers(np.asarray(board)))
     if ours and theirs:
+        points = variant.result(np.asarray(board))
+        if points == 0:
+            raise InvalidPositionError("the game is over: both sides' mothers are pinned (a draw)")
+        if points is not None:
+            raise InvalidPositionError(
+                "the game is over: the side on roll's mother (its last checker on its 24 point) is pinned"
+            )
         return
     if not ours and not theirs:
         raise InvalidPositionError("the game is over: neither side has a checker on the board")
@@ -469,6 +477,18 @@ def _parse_variant_text(text: str) -> tuple[Variant, np.ndarray]:
     return v, b
 
 
+def is_variant_text(text: str) -> bool:
+    """Whether ``text`` is written in the variant format (``LABEL:...``), not a GNUBG ID or XGID.
+
+    A label is letters and ``+house-rules``; a ``positionid:matchid`` pair
+    can look like one only if its 14-character Position ID is all letters,
+    which no label of ours is without a known game name.
+    """
+    s = text.strip()
+    head = s.split(":", 1)[0].lower()
+    return ":" in s and bool(_LABEL.fullmatch(head)) and (head.split("+")[0] in VARIANTS or len(head) != 14)
+
+
 def read_variant_position(
     text: str, expected: Variant | None = None
 ) -> tuple[Variant, np.ndarray, Xgid | MatchInfo | None]:
@@ -492,9 +512,8 @@ def read_variant_position(
         raise InvalidPositionError(f"{s!r}: a position is one word, without spaces")
     if not s:
         raise InvalidPositionError("no position given: write LABEL:POINTS:bar=..:wait=.. or a GNUBG ID/XGID")
-    head = s.split(":", 1)[0].lower()
     want = canonical_variant(expected) if expected is not None else None
-    if ":" in s and _LABEL.fullmatch(head) and (head.split("+")[0] in VARIANTS or len(head) != 14):
+    if is_variant_text(s):
         v, b = _parse_variant_text(s)
         if want is not None and v.label != want.label:
             raise InvalidPositionError(f"{s!r} is a {v.label} position, but the variant is {want.label}")
