@@ -40,6 +40,16 @@ are chosen in one batch per ply as in :func:`play`, and each is handed to
 The headline is A's points per game (money) or A's match win rate (matches),
 with the paired CI; :meth:`CubefulResult.save` writes ``.mat`` files.
 
+Variants
+--------
+With ``variant=`` (a :class:`bgnet.variants.Variant`) :func:`play` plays
+that game's cubeless games (:class:`bgnet.lockstep.Lockstep` with the
+variant: its start, its rules, its opening, its results, draws included) on
+the same duplicate dice: with an opening ``"reroll"`` the opening roll only
+says who starts and the sequence's first roll is that player's first
+roll, so the two games of a pair still give each side the other's rolls.
+Players come from :func:`bgnet.players.make_player` with the variant.
+
 Referee
 -------
 Every row a player returns is checked against the legal plays of that roll
@@ -70,6 +80,9 @@ from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
 from bgnet.players import CubePlayer, Player, make_player, supports_cube
 from bgnet.stats import mean_ci, paired_ci
+from bgnet.variant_format import format_variant_position
+from bgnet.variants import Variant
+from bgnet.variants import variant as get_variant
 
 __all__ = [
     "ArenaError",
@@ -109,8 +122,13 @@ class IllegalPlay:
         }
 
 
-def referee(choose: Chooser, name: str, log: list[IllegalPlay]) -> Chooser:
-    """Wrap a chooser: check each row against its roll's legal results, log and replace illegal ones."""
+def referee(
+    choose: Chooser, name: str, log: list[IllegalPlay], describe: Callable[[np.ndarray], str] = position_id
+) -> Chooser:
+    """Wrap a chooser: check each row against its roll's legal results, log and replace illegal ones.
+
+    ``describe`` writes a position for the log (a GNUBG Position ID; a variant's own format for its boards).
+    """
 
     def checked(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
         n = len(batch.offsets) - 1
@@ -138,7 +156,7 @@ def referee(choose: Chooser, name: str, log: list[IllegalPlay]) -> Chooser:
             log.append(
                 IllegalPlay(
                     name,
-                    position_id(boards[i]) if boards is not None else "?",
+                    describe(boards[i]) if boards is not None else "?",
                     (int(dice[i][0]), int(dice[i][1])) if dice is not None else (0, 0),
                     int(rows[i]),
                     reason,
@@ -178,6 +196,8 @@ class MatchResult:
     plies: np.ndarray
     seconds: float
     illegal: list[IllegalPlay] = field(default_factory=list)
+    variant: str | None = None
+    """The variant's label; None: backgammon as before variants (the JSON then has no variant fields)."""
 
     @property
     def games(self) -> int:
@@ -233,15 +253,33 @@ class MatchResult:
             "games_per_second": num(self.games_per_second),
             "illegal_plays": len(self.illegal),
             "illegal": [x.to_json() for x in self.illegal[:20]],
+            **(
+                {
+                    "variant": self.variant,
+                    "draws": self.draws,
+                    "results": self._results((3, 2, 1, 0, -1, -2, -3)),
+                }
+                if self.variant is not None
+                else {}
+            ),
         }
+
+    @property
+    def draws(self) -> int:
+        """Games that ended in a draw (0 points: plakoto's mother rule)."""
+        return int((self.points == 0).sum())
+
+    def _results(self, keys: tuple[int, ...]) -> dict[str, int]:
+        return {str(k): int((self.points == k).sum()) for k in keys}
 
     def summary(self) -> str:
         """A few lines of text for people."""
         ra, rb = self.rates("a"), self.rates("b")
         width = max(len(self.a), len(self.b), 4)
+        game = f" of {self.variant}" if self.variant is not None else ""
         lines = [
-            f"{self.a} (A) vs {self.b} (B): {self.games} games ({self.games // 2} duplicate-dice pairs), "
-            f"seed {self.seed}",
+            f"{self.a} (A) vs {self.b} (B): {self.games} games{game} "
+            f"({self.games // 2} duplicate-dice pairs), seed {self.seed}",
             f"A's points per game: {self.ppg:+.4f} +- {self.ci95:.4f} (95% CI over pairs; "
             f"+- {self.ci95_unpaired:.4f} unpaired)",
             f"    {'':<{width}}  {'wins':>7}  {'gammons':>7}  {'backgammons':>11}",
@@ -250,6 +288,8 @@ class MatchResult:
             lines.append(
                 f"  {tag} {name:<{width}}  {r['win']:>7.2%}  {r['gammon']:>7.2%}  {r['backgammon']:>11.2%}"
             )
+        if self.variant is not None:
+            lines.append(f"  draws: {self.draws}")
         lines.append(
             f"{self.games_per_second:.1f} games/s ({self.seconds:.1f} s), "
             f"{float(self.plies.mean()) if len(self.plies) else 0:.1f} plies a game"
@@ -272,6 +312,7 @@ def _play_range(
     slots: int,
     progress: Callable[[int], None] | None,
     interruptible: bool = False,
+    variant: Variant | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[IllegalPlay]]:
     """Play games ``first_game .. first_game + games - 1``; A's points and plies in game order.
 
@@ -280,14 +321,23 @@ def _play_range(
     none is).
     """
     log: list[IllegalPlay] = []
+    # A variant whose opening rerolls uses one more roll of the sequence (its first turn's).
     engine = Lockstep(
         slots,
         games,
         np.random.default_rng(seed),
         max_plies=MAX_PLIES,
-        dice=game_dice(seed, MAX_PLIES, first_game),
+        dice=game_dice(seed, MAX_PLIES if variant is None else MAX_PLIES + 1, first_game),
+        variant=variant,
     )
-    chooser = duel((referee(a.choose, a.name, log), referee(b.choose, b.name, log)))
+    describe: Callable[[np.ndarray], str] = position_id
+    if variant is not None:
+        game = variant
+
+        def describe(board: np.ndarray) -> str:
+            return format_variant_position(board, game)
+
+    chooser = duel((referee(a.choose, a.name, log, describe), referee(b.choose, b.name, log, describe)))
     points = np.zeros(games, dtype=np.int64)
     plies = np.zeros(games, dtype=np.int64)
     finished = np.zeros(games, dtype=bool)
@@ -313,17 +363,19 @@ def _play_range(
 _WORKER: dict = {}
 
 
-def _init_worker(spec_a: str, spec_b: str, threads: int) -> None:
+def _init_worker(spec_a: str, spec_b: str, threads: int, label: str | None = None) -> None:
     import torch
 
     torch.set_num_threads(threads)
-    _WORKER["players"] = (make_player(spec_a), make_player(spec_b))
+    game = None if label is None else get_variant(label)
+    _WORKER["players"] = (make_player(spec_a, game), make_player(spec_b, game))
+    _WORKER["variant"] = game
 
 
 def _worker_chunk(args: tuple[int, int, int, int]) -> tuple[int, np.ndarray, np.ndarray, list[IllegalPlay]]:
     first, games, seed, slots = args
     a, b = _WORKER["players"]
-    points, plies, log = _play_range(a, b, first, games, seed, slots, None)
+    points, plies, log = _play_range(a, b, first, games, seed, slots, None, variant=_WORKER["variant"])
     return first, points, plies, log
 
 
@@ -337,6 +389,7 @@ def play(
     slots: int = DEFAULT_SLOTS,
     progress: Callable[[int], None] | None = None,
     interruptible: bool = False,
+    variant: Variant | None = None,
 ) -> MatchResult:
     """Play ``games`` (even) cubeless games of ``a`` against ``b`` with duplicate dice.
 
@@ -346,6 +399,8 @@ def play(
     as ``n`` more games finish.  The results are in game order and do not
     depend on ``jobs`` or ``slots``.  With ``interruptible`` (one process),
     Ctrl-C stops the match and the result holds the pairs finished by then.
+    With ``variant``, games of that game (module docstring), specs built
+    for it, and the result names it.
     """
     if games < 2 or games % 2:
         raise ArenaError(
@@ -353,17 +408,18 @@ def play(
         )
     if jobs < 1:
         raise ArenaError(f"jobs must be 1 or more, got {jobs}")
+    label = None if variant is None else variant.label
     if jobs == 1:
-        pa = make_player(a) if isinstance(a, str) else a
-        pb = make_player(b) if isinstance(b, str) else b
+        pa = make_player(a, variant) if isinstance(a, str) else a
+        pb = make_player(b, variant) if isinstance(b, str) else b
         t = time.perf_counter()
-        points, plies, log = _play_range(pa, pb, 0, games, seed, slots, progress, interruptible)
-        return MatchResult(pa.name, pb.name, seed, points, plies, time.perf_counter() - t, log)
+        points, plies, log = _play_range(pa, pb, 0, games, seed, slots, progress, interruptible, variant)
+        return MatchResult(pa.name, pb.name, seed, points, plies, time.perf_counter() - t, log, label)
     if not (isinstance(a, str) and isinstance(b, str)):
         raise ArenaError("jobs > 1 needs player specs (strings): each process builds its own players")
     if any(s.strip().lower().startswith("human") for s in (a, b)):
         raise ArenaError("a human player plays in one process: use jobs 1")
-    return _play_parallel(a, b, games, seed, jobs, slots, progress)
+    return _play_parallel(a, b, games, seed, jobs, slots, progress, variant)
 
 
 def _chunks(games: int, jobs: int, slots: int) -> list[tuple[int, int]]:
@@ -374,12 +430,20 @@ def _chunks(games: int, jobs: int, slots: int) -> list[tuple[int, int]]:
 
 
 def _play_parallel(
-    a: str, b: str, games: int, seed: int, jobs: int, slots: int, progress: Callable[[int], None] | None
+    a: str,
+    b: str,
+    games: int,
+    seed: int,
+    jobs: int,
+    slots: int,
+    progress: Callable[[int], None] | None,
+    variant: Variant | None = None,
 ) -> MatchResult:
     import multiprocessing as mp
 
     # Check the specs here, once, so a bad one fails with its message and not in a worker.
-    names = (make_player(a).name, make_player(b).name)
+    names = (make_player(a, variant).name, make_player(b, variant).name)
+    label = None if variant is None else variant.label
     ctx = mp.get_context("spawn")
     tasks = [(first, n, seed, slots) for first, n in _chunks(games, jobs, slots)]
     points = np.zeros(games, dtype=np.int64)
@@ -387,14 +451,14 @@ def _play_parallel(
     log: list[IllegalPlay] = []
     threads = max(1, (os.cpu_count() or 1) // jobs)
     t = time.perf_counter()
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(a, b, threads)) as pool:
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(a, b, threads, label)) as pool:
         for first, pts, pl, lg in pool.imap(_worker_chunk, tasks):
             points[first : first + len(pts)] = pts
             plies[first : first + len(pl)] = pl
             log += lg
             if progress is not None:
                 progress(len(pts))
-    return MatchResult(names[0], names[1], seed, points, plies, time.perf_counter() - t, log)
+    return MatchResult(names[0], names[1], seed, points, plies, time.perf_counter() - t, log, label)
 
 
 # --------------------------------------------------------------------------

@@ -9,6 +9,10 @@
     ``--match L``: each game becomes an L-point match, A's match win rate
     (and points per match); ``--save FILE.mat`` writes them for gnubg
     (:func:`bgnet.arena.play_cubeful`, :meth:`bgnet.arena.CubefulResult.save`).
+    ``--variant LABEL``: cubeless games of that game (``portes``, ``tavla``,
+    ``plakoto``, ``fevga``, ..., with house rules ``+no-cube``,
+    ``+no-forced-max``; :mod:`bgnet.variants`), draws counted; the JSON
+    gains ``variant``, ``draws`` and a ``"0"`` entry in ``results``.
 ``bgnet bench positions FILE... [--player SPEC] [--json]``
     scores a player on ``.bm`` files or our JSON lines
     (:mod:`bgnet.benchmark_positions`): mean equity lost per move in
@@ -17,7 +21,7 @@
     labels positions with gnubg-nn into our JSON-lines format.
 
 SPECs: ``bgnet[:ply=N,checkpoint=PATH,device=D]``, ``pubeval``,
-``random[:seed=S]``, ``gnubg[:ply=0|1|2]`` (:func:`bgnet.players.make_player`).
+``random[:seed=S]``, ``gnubg[:ply=0|1|2]``, ``greedy`` (:func:`bgnet.players.make_player`).
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from bgnet.errors import BgnetError, read_text
 
 EXIT_ILLEGAL = 1
 
-_SPEC_HELP = "a player: bgnet[:ply=N,checkpoint=PATH,device=D], pubeval, random[:seed=S], gnubg[:ply=0|1|2]"
+_SPEC_HELP = (
+    "a player: bgnet[:ply=N,checkpoint=PATH,device=D], pubeval, random[:seed=S], gnubg[:ply=0|1|2], greedy"
+)
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -79,6 +85,13 @@ def register(subparsers) -> argparse.ArgumentParser:
         "--save",
         metavar="FILE.mat",
         help="write the games as a .mat file gnubg imports (with --match and N > 1: FILE-0001.mat, ...)",
+    )
+    play.add_argument(
+        "--variant",
+        metavar="LABEL",
+        help="play this game instead of backgammon (cubeless): portes, tavla, plakoto, fevga, nackgammon, "
+        "..., with house rules +no-cube, +no-forced-max; players: bgnet (the game's shipped network), "
+        "greedy, random, bgnet:checkpoint=PATH",
     )
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -131,6 +144,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.match is not None and args.match < 1:
         raise BgnetError(f"--match needs a length of 1 or more points, got {args.match}")
     cubeful = args.cube or args.match is not None
+    game = _variant_of(args, cubeful)
     if args.save and not cubeful:
         raise BgnetError("--save needs --cube or --match (the cubeless games are not recorded)")
     if cubeful and args.jobs != 1:
@@ -172,6 +186,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 slots=args.slots,
                 progress=bar.update,
                 interruptible=True,
+                variant=game,
             )
     finally:
         bar.close()
@@ -200,6 +215,29 @@ def _cmd_play(args: argparse.Namespace) -> int:
         print(f"bgnet: {len(result.illegal)} illegal plays by {who}", file=sys.stderr)
         return EXIT_ILLEGAL
     return 0
+
+
+def _variant_of(args: argparse.Namespace, cubeful: bool):
+    """The variant of ``--variant`` (None without it, or for backgammon with the cube: the games of today).
+
+    A game without the cube refuses ``--cube`` and ``--match``; the cubeful
+    games are backgammon's (:class:`bgnet.game.Game`), so other games with a
+    cube refuse them too.
+    """
+    from bgnet.variants import variant
+
+    label = getattr(args, "variant", None)
+    if label is None:
+        return None
+    game = variant(label)
+    if not cubeful:
+        return game
+    option = "--cube" if args.cube else "--match"
+    if not game.cube:
+        raise BgnetError(f"{game.label} is played without the cube: {option} needs a game with one")
+    if game.label != "backgammon":
+        raise BgnetError(f"{option} plays backgammon only for now, not {game.label}")
+    return None
 
 
 # --------------------------------------------------------------------------

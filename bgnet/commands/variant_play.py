@@ -1,0 +1,431 @@
+"""``bgnet play --variant``: a person against a bot in one of the variants, and ``watch`` for them.
+
+``bgnet play --variant LABEL [--match N] [--bot SPEC] [--seed S]`` plays a
+game of ``LABEL`` (``portes``, ``tavla``, ``plakoto``, ``fevga``,
+``nackgammon``, ... with house rules ``+no-cube``, ``+no-forced-max``; see
+:mod:`bgnet.variants`) against a bot in a plain terminal: the board is drawn
+each turn from the person's side (:func:`bgnet.variant_format.draw_variant`;
+the person is X, moving 24 -> 1), the dice are rolled for both sides, the
+person types a play in gnubg's notation (``24/18 13/11``; ``^`` marks a pin
+in plakoto and may be left out), ``?`` lists the legal plays, ``hint`` shows
+the bot's choice, ``quit`` stops; a roll without a legal play is announced
+as a pass.  No cube in any variant game (the cube belongs to ``bgnet play``
+without ``--variant``).
+
+``--match N`` plays games to N points (the winner of a game starts the
+next: it rolls for its first turn; the first game starts with the opening
+roll).  ``--variant tavli`` is the Greek tavli match: portes, plakoto and
+fevga in turn, to N points (5 without ``--match``), each game with its own
+bot.  Without ``--match`` one game is played (``--games N``: N games, each
+from an opening roll).
+
+The bot is ``--bot SPEC`` (:func:`bgnet.players.make_player` with the game),
+by default :func:`default_bot_spec`: the network shipped for the game, or
+backgammon's for games with backgammon's moves, else ``greedy``
+(:class:`bgnet.baselines.GreedyPlayer`, with a note).
+
+The input is read line by line (a terminal, a pipe or a file; lines read
+from a pipe are echoed so the transcript reads like a session).  The end of
+the input stops the session cleanly (status 0), Ctrl-C too (status 130).
+
+:func:`watch_variant` plays one game bot against bot, ply by ply, for
+``bgnet watch --variant``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO
+
+import numpy as np
+
+from bgnet.errors import BgnetError, IllegalMoveError
+from bgnet.lockstep import Lockstep, duel
+from bgnet.movegen import MoveBatch
+from bgnet.players import Player, make_player, variant_network
+from bgnet.variant_format import draw_variant, legal_variant_plays, parse_variant_play, play_notation
+from bgnet.variants import TAVLI, Variant, variant
+
+__all__ = [
+    "TAVLI_POINTS",
+    "VariantSession",
+    "add_variant_arguments",
+    "default_bot_spec",
+    "match_games",
+    "run_variant_play",
+    "watch_variant",
+]
+
+BOT, PERSON = 0, 1
+TAVLI_POINTS = 5
+"""The length of a tavli match without ``--match``."""
+EXIT_INTERRUPTED = 130
+HELP = "a play like 24/18 13/11 (or 8/5^ in plakoto), ? (the legal plays), hint, board, help, quit"
+
+
+class Quit(Exception):
+    """The person quit, or the input ended."""
+
+
+def default_bot_spec(label: str) -> str:
+    """The bot of ``bgnet play --variant LABEL`` by default.
+
+    ``bgnet`` (a network) when one is shipped for the game
+    (:func:`bgnet.players.variant_network`) or the game moves as backgammon
+    does (backgammon's shipped network plays it); else ``greedy``.
+    """
+    game = variant(label)
+    if game.standard or variant_network(game.name) is not None:
+        return "bgnet"
+    return "greedy"
+
+
+def match_games(label: str) -> list[Variant]:
+    """The games a match of ``label`` cycles through: one game, or tavli's three (with the house rules)."""
+    name, _, house = label.strip().lower().partition("+")
+    if name == "tavli":
+        return [variant("+".join(filter(None, (game, house)))) for game in TAVLI]
+    return [variant(label)]
+
+
+def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--variant`` and ``--bot`` to ``bgnet play``'s parser (the rest of its options are shared)."""
+    parser.add_argument(
+        "--variant",
+        metavar="LABEL",
+        help="play a variant instead of backgammon: portes, tavla, plakoto, fevga, nackgammon, ... "
+        "(house rules +no-cube, +no-forced-max), or tavli (portes, plakoto and fevga in turn, "
+        f"to --match points, default {TAVLI_POINTS})",
+    )
+    parser.add_argument(
+        "--bot",
+        metavar="SPEC",
+        help="with --variant: the bot (bgnet[:ply=N,checkpoint=PATH], greedy, random[:seed=S]); "
+        "default: the game's shipped network, else greedy",
+    )
+
+
+class Console:
+    """Prompts and output; ``reader(prompt)`` gives the next line (None at the end of the input).
+
+    Without a reader, lines come from ``stdin``, echoed after the prompt
+    unless ``stdin`` is a terminal (which shows them itself).
+    """
+
+    def __init__(
+        self,
+        out: IO[str] | None = None,
+        stdin: IO[str] | None = None,
+        reader: Callable[[str], str | None] | None = None,
+    ) -> None:
+        self.out = out if out is not None else sys.stdout
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.reader = reader
+        try:
+            tty = self.stdin.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        self.echo = reader is not None or not tty
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        if self.reader is not None:
+            line = self.reader(prompt)
+        else:
+            raw = self.stdin.readline()
+            line = raw.rstrip("\r\n") if raw else None
+        if line is None:
+            self.out.write("\n")
+            raise Quit("the input ended")
+        if self.echo:
+            self.out.write(line + "\n")
+            self.out.flush()
+        return line.strip()
+
+
+def _roll(rng: np.random.Generator) -> tuple[int, int]:
+    a, b = (int(x) for x in rng.integers(1, 7, size=2))
+    return max(a, b), min(a, b)
+
+
+def _points_text(points: int) -> str:
+    return f"{points} point{'s' if points != 1 else ''}"
+
+
+@dataclass
+class VariantSession:
+    """A match (or a run of games) between a bot (player 0, O) and the person (player 1, X).
+
+    ``games`` are the games played in turn (one, or tavli's three); ``bots``
+    the bot of each, in the same order.  ``length`` 0: ``count`` games, each
+    from an opening roll; else games until a side has ``length`` points, the
+    winner of each starting the next.  ``plays`` holds the person's legal
+    plays while a play is asked for (a scripted reader can read them).
+    """
+
+    games: list[Variant]
+    bots: list[Player]
+    console: Console
+    rng: np.random.Generator
+    length: int = 0
+    count: int = 1
+    score: list[int] = field(default_factory=lambda: [0, 0])
+    results: list[tuple[str, int | None, int]] = field(default_factory=list)
+    plays: list = field(default_factory=list)
+
+    @property
+    def bot_name(self) -> str:
+        return self.bots[0].name
+
+    def run(self) -> int:
+        """Play the games; 0 when they end or the person quits, 130 after Ctrl-C."""
+        c = self.console
+        names = ", ".join(f"{g.label} ({b.name})" for g, b in zip(self.games, self.bots, strict=True))
+        kind = f"a {self.length}-point match" if self.length else f"{self.count} game{'s' * (self.count > 1)}"
+        c.say(f"bgnet play: you (X) against the bot (O): {kind} of {names}.")
+        c.say(f"Commands at your turn: {HELP}.")
+        code = 0
+        try:
+            starter: int | None = None
+            number = 0
+            while (self.length and max(self.score) < self.length) or (
+                not self.length and number < self.count
+            ):
+                k = number % len(self.games)
+                winner, points = self.play_game(self.games[k], self.bots[k], number, starter)
+                number += 1
+                if winner is not None:
+                    self.score[winner] += points
+                starter = winner if self.length else None
+                if self.length:
+                    c.say(
+                        f"Score: you {self.score[PERSON]}, the bot {self.score[BOT]} "
+                        f"(match to {self.length})."
+                    )
+        except Quit as q:
+            c.say(f"Quit ({q}).")
+        except KeyboardInterrupt:
+            c.say("\nInterrupted.")
+            code = EXIT_INTERRUPTED
+        c.say(self.summary())
+        return code
+
+    def summary(self) -> str:
+        if not self.results:
+            return "No game finished."
+        if self.length and max(self.score) >= self.length:
+            who = "You win" if self.score[PERSON] > self.score[BOT] else "The bot wins"
+            return f"{who} the {self.length}-point match {max(self.score)}-{min(self.score)}."
+        you, bot = self.score[PERSON], self.score[BOT]
+        return f"Games finished: {len(self.results)}; points: you {you}, the bot {bot}."
+
+    # -- one game --------------------------------------------------------------
+
+    def play_game(
+        self, game: Variant, bot: Player, number: int, starter: int | None
+    ) -> tuple[int | None, int]:
+        """One game; (winner, points), winner None for a draw (0 points)."""
+        c = self.console
+        c.say()
+        c.say(f"Game {number + 1}: {game.label}; the bot is {bot.name}.")
+        dice: tuple[int, int]
+        if starter is None:
+            while True:
+                a, b = (int(x) for x in self.rng.integers(1, 7, size=2))
+                if a != b:
+                    break
+            player = BOT if a > b else PERSON
+            who = "You start" if player == PERSON else "The bot starts"
+            if game.opening == "reroll":
+                dice = _roll(self.rng)
+                c.say(f"Opening roll: you roll {b}, the bot rolls {a}. {who} and rolls {dice[0]}-{dice[1]}.")
+            else:
+                dice = (max(a, b), min(a, b))
+                c.say(f"Opening roll: you roll {b}, the bot rolls {a}. {who} with {dice[0]}-{dice[1]}.")
+        else:
+            player = starter
+            dice = _roll(self.rng)
+            c.say(f"{'You' if player == PERSON else 'The bot'} won the last game and start.")
+        board = game.start.copy()  # from the side on roll
+        while True:
+            if player == PERSON:
+                after = self.person_turn(game, board, dice)
+            else:
+                after = self.bot_turn(game, bot, board, dice)
+            won = game.result(after)
+            if won is not None:
+                c.say(draw_variant(after if player == BOT else game.flip(after), game))
+                return self._ended(game, player, won)
+            board = after
+            player ^= 1
+            dice = _roll(self.rng)
+
+    def _ended(self, game: Variant, mover: int, won: int) -> tuple[int | None, int]:
+        c = self.console
+        if won == 0:
+            c.say("Both mothers are pinned: the game is a draw (0 points).")
+            self.results.append((game.label, None, 0))
+            return None, 0
+        who = "You win" if mover == PERSON else "The bot wins"
+        c.say(f"{who} the game of {game.label}: {_points_text(won)}.")
+        self.results.append((game.label, mover, won))
+        return mover, won
+
+    def bot_turn(self, game: Variant, bot: Player, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
+        batch = game.generate(board[None, :], np.array([dice]))
+        if batch.offsets[1] == 0:
+            self.console.say(f"The bot rolls {dice[0]}-{dice[1]}: no legal play, it passes.")
+            return game.flip(board)
+        row = int(bot.choose(batch, np.array([BOT]))[0])
+        if not 0 <= row < batch.offsets[1]:
+            raise BgnetError(
+                f"the bot {bot.name} returned row {row}, not a legal play of {dice[0]}-{dice[1]}"
+            )
+        text = play_notation(game, board, batch.steps_of(row))
+        self.console.say(f"The bot rolls {dice[0]}-{dice[1]} and plays {text}.")
+        return batch.positions[row].copy()
+
+    def person_turn(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
+        c = self.console
+        c.say()
+        c.say(draw_variant(board, game))
+        plays = legal_variant_plays(game, board, dice)
+        if not plays:
+            c.say(f"You roll {dice[0]}-{dice[1]}: no legal play, you pass.")
+            return game.flip(board)
+        self.plays = plays
+        try:
+            while True:
+                text = c.ask(f"You roll {dice[0]}-{dice[1]}. Your play: ")
+                word = text.lower()
+                if word in ("quit", "q", "exit"):
+                    raise Quit("you quit")
+                if word in ("?", "list"):
+                    c.say("Legal plays: " + ", ".join(p.notation for p in plays))
+                    continue
+                if word == "hint":
+                    c.say(f"The bot would play {self._hint(game, board, dice)}.")
+                    continue
+                if word == "board":
+                    c.say(draw_variant(board, game))
+                    continue
+                if word in ("help", "h"):
+                    c.say(f"Commands: {HELP}.")
+                    continue
+                if not word:
+                    continue
+                try:
+                    chosen = parse_variant_play(text, plays)
+                except IllegalMoveError as e:
+                    c.say(f"{e} (? lists the legal plays)")
+                    continue
+                c.say(f"You play {chosen.notation}.")
+                return np.array(chosen.position, dtype=np.int8)
+        finally:
+            self.plays = []
+
+    def _hint(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> str:
+        """The play the bot of this game would make in the person's place."""
+        k = self.games.index(game)
+        batch = game.generate(board[None, :], np.array([dice]))
+        row = int(self.bots[k].choose(batch, np.array([PERSON]))[0])
+        return play_notation(game, board, batch.steps_of(row))
+
+
+def run_variant_play(
+    args: argparse.Namespace, *, out: IO[str] | None = None, stdin: IO[str] | None = None
+) -> int:
+    """``bgnet play --variant``: the session of ``args`` (``variant``, ``match``, ``bot``, ``seed``, ...).
+
+    ``out`` and ``stdin`` default to the terminal's (tests pass their own).
+    The options of ``bgnet play`` that belong to backgammon (``--position``,
+    ``--save``, ``--jacoby``, ``--checkpoint``) are refused with a one-line
+    error.
+    """
+    for option, attr in (
+        ("--position", "position"),
+        ("--save", "save"),
+        ("--jacoby", "jacoby"),
+        ("--checkpoint", "checkpoint"),
+    ):
+        if getattr(args, attr, None):
+            hint = " (give the bot as --bot bgnet:checkpoint=PATH)" if attr == "checkpoint" else ""
+            raise BgnetError(f"{option} is for backgammon; it does not go with --variant{hint}")
+    label = args.variant
+    games = match_games(label)
+    length = getattr(args, "match", None)
+    count = getattr(args, "games", None)
+    if length is not None and length < 1:
+        raise BgnetError(f"--match takes a length of 1 point or more, got {length}")
+    if length is not None and count is not None:
+        raise BgnetError("--games is for single games; a --match ends when a side has its points")
+    if count is not None and count < 1:
+        raise BgnetError(f"--games must be 1 or more, got {count}")
+    if length is None and len(games) > 1:
+        length = TAVLI_POINTS
+    console = Console(out, stdin)
+    bots = []
+    for game in games:
+        spec = getattr(args, "bot", None)
+        if spec is None:
+            spec = default_bot_spec(game.label)
+            if spec == "greedy":
+                console.say(
+                    f"(No network is shipped for {game.name} yet: the bot is greedy, a simple heuristic.)"
+                )
+        bots.append(make_player(spec, game))
+    session = VariantSession(
+        games, bots, console, np.random.default_rng(getattr(args, "seed", None)), length or 0, count or 1
+    )
+    return session.run()
+
+
+def watch_variant(label: str, bot_spec: str, opponent_spec: str, seed: int | None, out: IO[str]) -> int:
+    """Play one game of ``label``, ``bot_spec`` (X) against ``opponent_spec`` (O), printing every ply.
+
+    Each ply shows the board from X's side, the roll and the play (or the
+    pass); the game's result ends it.  Returns 0.
+    """
+    games = match_games(label)
+    if len(games) > 1:
+        raise BgnetError(f"watch plays one game: give one of {', '.join(TAVLI)}, not {label}")
+    game = games[0]
+    players = (make_player(bot_spec, game), make_player(opponent_spec, game))
+    print(f"{game.label}: {players[0].name} plays X, {players[1].name} plays O.\n", file=out)
+    engine = Lockstep(1, 1, np.random.default_rng(seed), variant=game)
+    choose = duel((players[0].choose, players[1].choose))
+
+    def show(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        assert batch.boards is not None and batch.dice is not None
+        board = batch.boards[0]
+        dice = (int(max(batch.dice[0])), int(min(batch.dice[0])))
+        rows = choose(batch, player)
+        print(draw_variant(board if player[0] == 0 else game.flip(board), game), file=out)
+        who = f"{'XO'[player[0]]} ({players[player[0]].name})"
+        if rows[0] < 0:
+            print(f"{who} rolls {dice[0]}-{dice[1]}: no legal play\n", file=out)
+        else:
+            text = play_notation(game, board, batch.steps_of(int(rows[0])))
+            print(f"{who} rolls {dice[0]}-{dice[1]} and plays {text}\n", file=out)
+        return rows
+
+    finished = []
+    while engine.running:
+        finished += engine.step(show)
+    last = finished[0]
+    on_roll = last.first ^ (last.plies % 2)  # the side on roll in the final position
+    print(draw_variant(last.final if on_roll == 0 else game.flip(last.final), game), file=out)
+    points = last.points
+    if points == 0:
+        print("The game is a draw (both mothers pinned): 0 points.", file=out)
+    else:
+        winner = f"X ({players[0].name})" if points > 0 else f"O ({players[1].name})"
+        print(f"{winner} wins: {_points_text(abs(points))}.", file=out)
+    return 0
