@@ -360,6 +360,12 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
             f"{said!r} is not legal: no legal play makes those moves hitting on "
             f"{', '.join(map(str, sorted(must)))}; legal plays include {examples}"
         )
+    pips = sum(a - c for a, c in strokes)
+    if pips < min(sum(f - t for f, t in p.steps) for p in plays):
+        raise IllegalMoveError(
+            f"{said!r} is incomplete: the roll must be played in full when it can be; legal plays include "
+            f"{examples}"
+        )
     raise IllegalMoveError(f"{said!r} is not a legal play of this roll; legal plays include {examples}")
 
 
