@@ -21,7 +21,15 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("base", {"bgnet", "bgnet.errors", "bgnet.stats"}),
     (
         "rules",
-        {"bgnet.position", "bgnet.dice", "bgnet.movegen", "bgnet.match", "bgnet.game", "bgnet.lockstep"},
+        {
+            "bgnet.position",
+            "bgnet.dice",
+            "bgnet.movegen",
+            "bgnet.variants",
+            "bgnet.match",
+            "bgnet.game",
+            "bgnet.lockstep",
+        },
     ),
     ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile", "bgnet.variant_format"}),
     ("encoding", {"bgnet.encoding"}),
@@ -32,6 +40,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         "players",
         {
             "bgnet.players",
+            "bgnet.baselines",
             "bgnet.engine",
             "bgnet.arena",
             "bgnet.benchmark_positions",
