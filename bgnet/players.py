@@ -654,9 +654,13 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
         return RandomPlayer(seed=opt.get("seed", 0), name=label)
     if game is None:
         return _make_backgammon(name, opt, label)
+    # Backgammon's players play backgammon itself (house rules too) and games with its moves.
+    as_backgammon = game.standard or game.name in ("backgammon", "nackgammon")
     if name in ("pubeval", "gnubg", "human"):
-        if not game.standard:
-            raise PlayerError(f"player {name} plays backgammon's rules only, not {game.label}")
+        if not as_backgammon:
+            raise PlayerError(
+                f"player {name} plays backgammon's rules only, not {game.label} (play greedy or random)"
+            )
         return _Narrowed(_make_backgammon(name, opt, label))
     checkpoint = opt.get("checkpoint")
     if checkpoint is None and game.name != "backgammon":
@@ -672,7 +676,7 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
     )
     plays = getattr(net.evaluator, "variant", None)
     plays_name = "backgammon" if plays is None else plays.name
-    if plays is None and game.standard:
+    if plays is None and as_backgammon:
         return _Narrowed(net)
     if plays_name != game.name:
         raise PlayerError(

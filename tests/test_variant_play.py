@@ -108,6 +108,9 @@ def test_player_specs_for_variants(monkeypatch):
     assert make_player("greedy", "plakoto").variant.name == "plakoto"
     with pytest.raises(PlayerError, match="pubeval plays backgammon's rules only, not fevga"):
         make_player("pubeval", "fevga")
+    # backgammon's players play its house rules (a wider choice of plays) on variant boards
+    loose = arena.play("pubeval", "random", 4, seed=1, variant=variant("backgammon+no-forced-max"))
+    assert loose.illegal == [] and loose.variant == "backgammon+no-forced-max"
     monkeypatch.setattr("bgnet.players.variant_network", lambda name: None)
     with pytest.raises(PlayerError, match="no network is shipped for plakoto"):
         make_player("bgnet", "plakoto")
