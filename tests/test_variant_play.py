@@ -356,6 +356,18 @@ def test_a_match_of_one_game_and_tavli_with_house_rules():
     assert "a 5-point match of portes (greedy), plakoto (greedy), fevga (greedy)" in out.getvalue()
 
 
+def test_add_variant_arguments_gives_play_its_variant_options():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--match", type=int)
+    parser.add_argument("--games", type=int)
+    parser.add_argument("--seed", type=int)
+    variant_play.add_variant_arguments(parser)
+    args = parser.parse_args(["--variant", "fevga", "--match", "3", "--bot", "random:seed=2", "--seed", "1"])
+    out = io.StringIO()
+    assert run_variant_play(args, out=out, stdin=io.StringIO("")) == 0
+    assert "a 3-point match of fevga (random:seed=2)" in out.getvalue()
+
+
 def test_the_default_bot_is_the_shipped_network_else_greedy_with_a_note(monkeypatch, tmp_path):
     assert default_bot_spec("portes") == "bgnet"  # backgammon's moves: backgammon's network plays it
     monkeypatch.setattr(variant_play, "variant_network", lambda name: None)

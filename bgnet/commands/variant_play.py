@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
@@ -387,11 +388,14 @@ def run_variant_play(
     return session.run()
 
 
-def watch_variant(label: str, bot_spec: str, opponent_spec: str, seed: int | None, out: IO[str]) -> int:
+def watch_variant(
+    label: str, bot_spec: str, opponent_spec: str, seed: int | None, out: IO[str], delay: float = 0.0
+) -> int:
     """Play one game of ``label``, ``bot_spec`` (X) against ``opponent_spec`` (O), printing every ply.
 
     Each ply shows the board from X's side, the roll and the play (or the
-    pass); the game's result ends it.  Returns 0.
+    pass), then waits ``delay`` seconds (``bgnet watch --delay``); the
+    game's result ends it.  Returns 0.
     """
     games = match_games(label)
     if len(games) > 1:
@@ -414,6 +418,9 @@ def watch_variant(label: str, bot_spec: str, opponent_spec: str, seed: int | Non
         else:
             text = play_notation(game, board, batch.steps_of(int(rows[0])))
             print(f"{who} rolls {dice[0]}-{dice[1]} and plays {text}\n", file=out)
+        out.flush()
+        if delay > 0:
+            time.sleep(delay)
         return rows
 
     finished = []
