@@ -222,6 +222,13 @@ def test_duplicate_dice_mirror_a_reroll_opening_game_with_the_seats_swapped():
         assert np.array_equal(result.plies[0::2], result.plies[1::2]), label
 
 
+def test_worker_processes_play_the_same_variant_games():
+    one = arena.play("greedy", "random:seed=3", 8, seed=9, slots=2, variant=variant("plakoto"))
+    two = arena.play("greedy", "random:seed=3", 8, seed=9, slots=2, jobs=2, variant=variant("plakoto"))
+    assert np.array_equal(one.points, two.points) and np.array_equal(one.plies, two.plies)
+    assert two.variant == "plakoto"
+
+
 # --------------------------------------------------------------------------
 # play --variant
 # --------------------------------------------------------------------------
