@@ -64,6 +64,7 @@ BOT, PERSON = 0, 1
 TAVLI_POINTS = 5
 """The length of a tavli match without ``--match``."""
 EXIT_INTERRUPTED = 130
+DEFAULT_NETWORK_BOT = "bgnet:ply=1"
 HELP = "a play like 24/18 13/11 (or 8/5^ in plakoto), ? (the legal plays), hint, board, help, quit"
 
 
@@ -74,13 +75,15 @@ class Quit(Exception):
 def default_bot_spec(label: str) -> str:
     """The bot of ``bgnet play --variant LABEL`` by default.
 
-    ``bgnet`` (a network) when one is shipped for the game
-    (:func:`bgnet.players.variant_network`) or the game moves as backgammon
-    does (backgammon's shipped network plays it); else ``greedy``.
+    ``bgnet:ply=1`` (a network, at 1-ply: about 0.1 s a move in plakoto on
+    one core, where 2-ply takes 2 s on average and up to 4 s) when one is
+    shipped for the game (:func:`bgnet.players.variant_network`) or the
+    game moves as backgammon does (backgammon's shipped network plays it);
+    else ``greedy``.
     """
     game = variant(label)
     if game.standard or variant_network(game.name) is not None:
-        return "bgnet"
+        return DEFAULT_NETWORK_BOT
     return "greedy"
 
 
