@@ -17,13 +17,15 @@ import torch
 
 from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
-from bgnet.dice import duplicate_dice
+from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, duplicate_dice
 from bgnet.encoding import TESAURO_198, VARIANT, VARIANT_ROTATE, get_encoder, variant_encoder
 from bgnet.evaluator import NetEvaluator, variant_final_probabilities
 from bgnet.lockstep import FinishedGame, Lockstep, duel
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.players import NetPlayer, RandomPlayer, make_player
+from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
 from bgnet.stats import paired_ci
 from bgnet.variants import PIN, VARIANTS, VSLOTS, Variant
 from bgnet_training.config import ConfigError, load_config, make_config
@@ -331,3 +333,24 @@ def test_the_shipped_bot_beats_a_random_player_on_duplicate_dice(name):
     mean, half = paired_ci(points)
     assert seen[0] > 1000
     assert mean - half > 0, f"{name}: {mean:+.3f} ± {half:.3f} points per game against random"
+
+
+@pytest.mark.parametrize("name", ["portes", "fevga"])
+def test_one_ply_averages_the_best_reply_of_each_roll(name):
+    """The n-ply search runs on the variant's moves: 1-ply = the 21 rolls' best 0-ply results, flipped."""
+    game, ev = VARIANTS[name], tiny_evaluator(name)
+    start = random_boards(game, games=2, seed=1)[7]
+    expected = np.zeros(5)
+    for roll, weight in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
+        batch = game.generate(start[None, :], np.array([[roll.high, roll.low]]))
+        if len(batch.positions) == 0:
+            theirs = ev.probabilities(game.flip(start))[0]
+        else:
+            probs = ev.probabilities(batch.positions)
+            theirs = probs[np.argmin(equity(probs))]
+        expected += weight * flip_probs(theirs[None, :])[0]
+    np.testing.assert_allclose(ev.probabilities(start, ply=1)[0], expected, atol=1e-5)
+    # A 1-ply player chooses among the variant's results.
+    batch = game.generate(np.stack([start, game.start]), np.array([[6, 5], [3, 1]]))
+    rows = NetPlayer(ev, ply=1).choose(batch)
+    assert all(batch.offsets[i] <= r < batch.offsets[i + 1] for i, r in enumerate(rows))
