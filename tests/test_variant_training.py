@@ -354,3 +354,11 @@ def test_one_ply_averages_the_best_reply_of_each_roll(name):
     batch = game.generate(np.stack([start, game.start]), np.array([[6, 5], [3, 1]]))
     rows = NetPlayer(ev, ply=1).choose(batch)
     assert all(batch.offsets[i] <= r < batch.offsets[i + 1] for i, r in enumerate(rows))
+
+
+def test_a_run_starts_only_from_a_network_of_its_own_game(tmp_path):
+    other = save_tiny(tmp_path / "plakoto.pt", "plakoto", VARIANT)
+    with pytest.raises(CheckpointError, match="plays plakoto; this run plays portes"):
+        Trainer(tiny_config("portes", init=str(other)), tmp_path / "runs", progress=False)
+    trainer = Trainer(tiny_config("plakoto", init=str(other), hidden=[8]), tmp_path / "runs", progress=False)
+    assert trainer.evaluator.variant is not None and trainer.evaluator.variant.name == "plakoto"

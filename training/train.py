@@ -309,10 +309,10 @@ class Trainer:
 
     def _load_networks(self, state: dict[str, Any], source: str, *, with_optimizers: bool) -> None:
         """Copy a checkpoint's networks into this run's (widened where ours are wider)."""
-        game, ours = checkpoint.variant_from(state, source), self.cfg.game()
-        if (game and game.label) != (ours and ours.label):
-            theirs_label = "backgammon" if game is None else game.label
-            ours_label = "backgammon" if ours is None else ours.label
+        theirs, ours = checkpoint.variant_from(state, source), self.cfg.game()
+        theirs_label = "backgammon" if theirs is None else theirs.label
+        ours_label = "backgammon" if ours is None else ours.label
+        if theirs_label != ours_label:
             raise CheckpointError(f"{source} plays {theirs_label}; this run plays {ours_label}")
         loaded = {"main": checkpoint.network_from(state, source)}
         race = checkpoint.race_network_from(state, source)
