@@ -2,7 +2,7 @@
 
 Perspectives (the convention of all of bgnet)
 ---------------------------------------------
-* :meth:`Evaluator.probabilities` takes ``(N, 26)`` boards, each seen from
+* :meth:`Evaluator.probabilities` takes ``(N, 26)`` boards (``(N, 52)`` for a variant), each seen from
   its side **on roll** (about to roll the dice), and returns ``(N, 5)``
   probabilities **for that side** (win, win gammon, win backgammon, lose
   gammon, lose backgammon; see :mod:`bgnet.probabilities`).
@@ -339,7 +339,7 @@ class Evaluator:
     # -- positions ----------------------------------------------------------
 
     def probabilities(self, boards: np.ndarray, ply: int = 0) -> np.ndarray:
-        """(N, 5) float32 ``ply``-ply probabilities of ``boards`` (N, 26), each for its side on roll.
+        """(N, 5) float32 ``ply``-ply probabilities of ``boards`` (N, 26 or 52), each for its side on roll.
 
         The side on roll is about to roll; see the module docstring for the
         n-ply value.  Finished games (the side not on roll has no checker
