@@ -315,6 +315,26 @@ def test_scoring_without_triple(game, points):
     assert v.result(batch.positions[0]) == 1
 
 
+@pytest.mark.parametrize(
+    ("label", "cube", "max_result", "reroll"),
+    [
+        ("backgammon", True, 3, False),
+        ("backgammon+no-cube", False, 3, False),
+        ("nackgammon", True, 3, False),
+        ("portes", False, 2, None),  # no cube, no backgammon (the opening is not part of the rules text)
+        ("tavla", False, 2, True),  # no cube, mars 2, the opening roll's winner rolls again
+        ("plakoto", False, 2, True),
+        ("fevga", False, 2, True),
+    ],
+)
+def test_cube_scoring_and_opening(label, cube, max_result, reroll):
+    v = variant(label)
+    assert v.cube is cube
+    assert v.max_result == max_result
+    if reroll is not None:
+        assert (v.opening == "reroll") is reroll
+
+
 # -- differential: Variant.generate against the reference -------------------------------
 
 
@@ -357,6 +377,8 @@ def reached(label: str, seed: int, count: int) -> list[np.ndarray]:
 
 def odd_board(rng: np.random.Generator, name: str) -> np.ndarray:
     """A random board no game need reach (checkers piled at home, odd pins, bars): the rules' corners."""
+    if name == "fevga" and rng.random() < 0.6:
+        return near_prime(rng)
     b = np.zeros(VSLOTS, dtype=np.int8)
     bars = name not in ("plakoto", "fevga")
     home = rng.random() < 0.5
@@ -378,6 +400,34 @@ def odd_board(rng: np.random.Generator, name: str) -> np.ndarray:
         for p in range(1, 25):
             if b[p] == -1 and b[PIN + p] == 0 and rng.random() < 0.2:
                 b[p], b[PIN + p] = 1, -1  # one of theirs pinned under ours
+    return b
+
+
+def near_prime(rng: np.random.Generator) -> np.ndarray:
+    """A fevga board one checker short of six consecutive points (or of our starting quarter 19..24).
+
+    Their checkers lie behind the gap's window, or some ahead of it, so that
+    both outcomes of the prime rule come up.
+    """
+    b = np.zeros(VSLOTS, dtype=np.int8)
+    path = ref.FEVGA_PATH
+    j = 12 if rng.random() < 0.3 else int(rng.integers(0, 19))  # 12: our 24..19
+    window = list(path[j : j + 6])
+    gap = window.pop(int(rng.integers(6)))
+    left = 15
+    for p in window:
+        n = int(rng.integers(1, 3))
+        b[p] += n
+        left -= n
+    for _ in range(int(rng.integers(0, left + 1))):
+        p = int(rng.integers(1, 25))
+        if p != gap:
+            b[p] += 1
+    ahead = rng.random() < 0.5
+    for _ in range(int(rng.integers(1, 16))):
+        k = int(rng.integers(0, 24)) if ahead else int(rng.integers(0, j + 6))
+        if b[path[k]] <= 0:
+            b[path[k]] -= 1
     return b
 
 
