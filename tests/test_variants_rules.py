@@ -398,8 +398,9 @@ def odd_board(rng: np.random.Generator, name: str) -> np.ndarray:
         b[p] -= 1
     if name == "plakoto":
         for p in range(1, 25):
-            if b[p] == -1 and b[PIN + p] == 0 and rng.random() < 0.2:
-                b[p], b[PIN + p] = 1, -1  # one of theirs pinned under ours
+            ours = int(b[1:26][b[1:26] > 0].sum()) + int((b[PIN + 1 : PIN + 25] > 0).sum())
+            if b[p] == -1 and b[PIN + p] == 0 and ours < 15 and rng.random() < 0.2:
+                b[p], b[PIN + p] = 1, -1  # one of theirs pinned under one more of ours
     return b
 
 
