@@ -235,6 +235,14 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     """Watch the network (X) play a game against pubeval or itself (O), move by move."""
     if args.delay < 0:
         raise BgnetError(f"--delay must be 0 or more, got {args.delay}")
+    if args.opponent is None:
+        args.opponent = "greedy" if args.variant else "pubeval"
+    if args.variant or args.opponent in ("greedy", "random"):
+        from bgnet.commands.variant_play import watch_variant
+
+        bot = "bgnet" + (f":checkpoint={args.checkpoint}" if args.checkpoint else "")
+        opponent = bot if args.opponent == "self" else args.opponent
+        return watch_variant(args.variant or "backgammon", bot, opponent, args.seed, sys.stdout, args.delay)
     from bgnet.checkpoint import DEFAULT, read  # these two here for start-up time (they load torch)
     from bgnet.evaluator import NetEvaluator
 
@@ -315,10 +323,19 @@ def build_parser() -> argparse.ArgumentParser:
     watch = sub.add_parser(
         "watch",
         help="watch the network play a game move by move",
-        description="Watch the network (X) play one game against pubeval or itself (O), move by move.",
+        description="Watch the network (X) play one game against pubeval, greedy, random or itself (O), "
+        "move by move, in backgammon or another game (--variant).",
     )
     watch.add_argument("--checkpoint", metavar="PATH", help="network (default: the shipped one)")
-    watch.add_argument("--opponent", choices=("pubeval", "self"), default="pubeval")
+    watch.add_argument(
+        "--opponent",
+        choices=("pubeval", "self", "greedy", "random"),
+        default=None,
+        help="O's player (default pubeval in backgammon, greedy in the other games)",
+    )
+    watch.add_argument(
+        "--variant", metavar="LABEL", help="the game: portes, tavla, plakoto, fevga, nackgammon, ..."
+    )
     watch.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
     watch.add_argument(
         "--delay", type=float, default=1.0, help="seconds to pause after each move (default 1; 0 for none)"

@@ -27,6 +27,7 @@ encoding) work on raw ``(N, 26)`` int8 arrays of the same layout.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeAlias
 
 import numpy as np
@@ -170,6 +171,38 @@ def check_in_play(b: Board) -> None:
     raise InvalidPositionError(f"the game is over: {who} has borne off all 15 checkers")
 
 
+def frame(cell: Callable[[int, int], str], their_bar: int, our_bar: int) -> list[str]:
+    """The lines of an ASCII board from X's side: ``cell(point, row)`` draws row 0..4 of a point.
+
+    Shared by :func:`draw` and the variants' drawing (which adds pins).
+    """
+    top = list(range(13, 19)), list(range(19, 25))
+    bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
+    lines = [" +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"]
+    for row in range(5):
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in top[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in top[1])
+            + "|"
+        )
+    lines.append(" |" + " " * 18 + f"|{their_bar:^3d}|" + " " * 18 + "|  O bar")
+    lines.append(" |" + " " * 18 + f"|{our_bar:^3d}|" + " " * 18 + "|  X bar")
+    for row in range(4, -1, -1):
+        lines.append(
+            " |"
+            + "".join(cell(p, row) for p in bottom[0])
+            + "|   |"
+            + "".join(cell(p, row) for p in bottom[1])
+            + "|"
+        )
+    lines.append(
+        " +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+"
+    )
+    return lines
+
+
 def draw(b: Board) -> str:
     """An ASCII board from the side of X, who moves 24 -> 1 (for a Position: the side on roll)."""
 
@@ -183,30 +216,7 @@ def draw(b: Board) -> str:
             return f"{n:^3d}"
         return f" {ch} " if n > row else "   "
 
-    top = list(range(13, 19)), list(range(19, 25))
-    bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
-    lines = [" +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"]
-    for row in range(5):
-        lines.append(
-            " |"
-            + "".join(cell(p, row) for p in top[0])
-            + "|   |"
-            + "".join(cell(p, row) for p in top[1])
-            + "|"
-        )
-    lines.append(" |" + " " * 18 + f"|{-int(b[0]):^3d}|" + " " * 18 + "|  O bar")
-    lines.append(" |" + " " * 18 + f"|{int(b[25]):^3d}|" + " " * 18 + "|  X bar")
-    for row in range(4, -1, -1):
-        lines.append(
-            " |"
-            + "".join(cell(p, row) for p in bottom[0])
-            + "|   |"
-            + "".join(cell(p, row) for p in bottom[1])
-            + "|"
-        )
-    lines.append(
-        " +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+"
-    )
+    lines = frame(cell, -int(b[0]), int(b[25]))
     pos = Position(b, validate=False)
     (px, po), (ox, oo) = pos.pips(), pos.off()
     lines.append(f" X: pips {px}, off {ox}    O: pips {po}, off {oo}")

@@ -29,7 +29,7 @@ from bgnet.dice import Dice
 from bgnet.errors import IllegalMoveError, InvalidPositionError
 from bgnet.formats import MatchInfo, Xgid, parse_position
 from bgnet.notation import _paths, format_play
-from bgnet.position import CHECKERS, NUM_SLOTS
+from bgnet.position import CHECKERS, NUM_SLOTS, frame
 from bgnet.variants import (
     CAPTURE_HIT,
     CAPTURE_PIN,
@@ -193,33 +193,7 @@ def draw_variant(board: np.ndarray | Sequence[int], variant: Variant) -> str:
             return f"{abs(int(b[slot])):^3d}"
         return f" {items[row]} " if len(items) > row else "   "
 
-    top = list(range(13, 19)), list(range(19, 25))
-    bottom = list(range(12, 6, -1)), list(range(6, 0, -1))
-    lines = [f" {variant.label}"]
-    lines.append(
-        " +" + "".join(f"{p:^3d}" for p in top[0]) + "|BAR|" + "".join(f"{p:^3d}" for p in top[1]) + "+"
-    )
-    for row in range(5):
-        lines.append(
-            " |"
-            + "".join(cell(p, row) for p in top[0])
-            + "|   |"
-            + "".join(cell(p, row) for p in top[1])
-            + "|"
-        )
-    lines.append(" |" + " " * 18 + f"|{-int(b[0]):^3d}|" + " " * 18 + "|  O bar")
-    lines.append(" |" + " " * 18 + f"|{int(b[25]):^3d}|" + " " * 18 + "|  X bar")
-    for row in range(4, -1, -1):
-        lines.append(
-            " |"
-            + "".join(cell(p, row) for p in bottom[0])
-            + "|   |"
-            + "".join(cell(p, row) for p in bottom[1])
-            + "|"
-        )
-    lines.append(
-        " +" + "".join(f"{p:^3d}" for p in bottom[0]) + "|---|" + "".join(f"{p:^3d}" for p in bottom[1]) + "+"
-    )
+    lines = [f" {variant.label}", *frame(cell, -int(b[0]), int(b[25]))]
     if b[OUR_WAITING] or b[THEIR_WAITING]:
         lines.append(f" waiting to enter: X {int(b[OUR_WAITING])}, O {-int(b[THEIR_WAITING])}")
     if variant.rotate:

@@ -14,7 +14,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.slow
-@pytest.mark.slow
 def test_a_wheel_installed_outside_the_repo_finds_its_networks_and_plays(tmp_path):
     pytest.importorskip("setuptools")
     dist = tmp_path / "dist"
@@ -26,6 +25,8 @@ def test_a_wheel_installed_outside_the_repo_finds_its_networks_and_plays(tmp_pat
     (wheel,) = dist.glob("bgnet-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "bgnet/networks/bgnet-default.pt" in names
+    for game in ("portes", "tavla", "plakoto", "fevga"):  # the other games' bots are package data too
+        assert f"bgnet/networks/variants/{game}.pt" in names
     assert any(n.startswith("bgnet_training/") for n in names)
     assert not any(n.startswith("training/") for n in names)  # no top-level name that can clash
     env = tmp_path / "env"
@@ -65,3 +66,13 @@ def test_a_wheel_installed_outside_the_repo_finds_its_networks_and_plays(tmp_pat
     )
     assert watched.returncode == 0, watched.stderr
     assert "wins" in watched.stdout.lower()
+    # The plakoto bot is found where the wheel put it (not in the repo) and plays a game.
+    variant = subprocess.run(
+        [py, "-c", cli, "watch", "--variant", "plakoto", "--delay", "0", "--seed", "3"],
+        cwd=outside,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert variant.returncode == 0, variant.stderr
+    assert "plakoto" in variant.stdout and ("wins" in variant.stdout or "draw" in variant.stdout.lower())

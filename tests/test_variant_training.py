@@ -33,7 +33,7 @@ from bgnet_training.train import Trainer, training_targets
 from bgnet_training.workers import SelfPlayWorker
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "checkpoints" / "variants"
+SHIPPED = ROOT / "bgnet" / "networks" / "variants"
 GAMES = ("portes", "tavla", "plakoto", "fevga")
 
 

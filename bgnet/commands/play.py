@@ -25,12 +25,11 @@ it).
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
-from typing import IO
 
 import numpy as np
 
+from bgnet.commands.common import Console, Quit
+from bgnet.commands.variant_play import add_variant_arguments, run_variant_play
 from bgnet.cube import CubeOwner, cubeful_equity, equity_to_mwc, race_pips
 from bgnet.engine import Engine
 from bgnet.errors import BgnetError, IllegalMoveError
@@ -53,74 +52,6 @@ HELP = {
     "doubled": "take, drop, hint, board, help, quit",
 }
 CONFIRM_WORDS = ("", "ok", "confirm", "yes", "y")
-
-
-class Quit(Exception):
-    """The person quit (or the input ended)."""
-
-
-class Console:
-    """Prompts and output; ``reader(prompt)`` returns the next line (None at the end of the input).
-
-    Without a reader, lines come from ``stdin``; the answers are echoed after
-    the prompts unless ``stdin`` is a terminal (which echoes them itself).
-    """
-
-    def __init__(
-        self,
-        out: IO[str] | None = None,
-        reader: Callable[[str], str | None] | None = None,
-        stdin: IO[str] | None = None,
-    ) -> None:
-        self.out = out or sys.stdout
-        self.stdin = stdin or sys.stdin
-        self.terminal = reader is None and _isatty(self.stdin) and self.stdin is sys.stdin
-        self.echo = not self.terminal and (reader is not None or not _isatty(self.stdin))
-        self.reader = reader or self._read
-        self.pending: list[str] = []  # lines typed ahead, answered by the next prompts
-
-    def push_back(self, line: str) -> None:
-        """Give ``line`` to the next prompt (a command typed at one prompt that is meant for the next)."""
-        self.pending.append(line)
-
-    def _read(self, prompt: str) -> str | None:
-        line = self.stdin.readline()
-        return None if not line else line.rstrip("\r\n")
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
-
-    def ask(self, prompt: str) -> str:
-        if self.pending:
-            ahead = self.pending.pop(0)
-            self.out.write(prompt + ahead + "\n")  # shown where it is carried out
-            self.out.flush()
-            return ahead.strip()
-        if self.terminal:
-            # A terminal: input() gives line editing (readline) and shows the prompt itself.
-            self.out.flush()
-            try:
-                line: str | None = input(prompt)
-            except EOFError:
-                line = None
-        else:
-            self.out.write(prompt)
-            self.out.flush()
-            line = self.reader(prompt)
-        if line is None:
-            self.out.write("\n")
-            raise Quit("the input ended")
-        if self.echo:
-            self.out.write(line + "\n")
-            self.out.flush()
-        return line.strip()
-
-
-def _isatty(stream: IO[str]) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 # --------------------------------------------------------------------------
@@ -522,6 +453,8 @@ def result_text(game: Game, bot_name: str) -> str:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    if args.variant:
+        return run_variant_play(args)
     import torch  # here, not at the top: start-up time of the other commands
 
     from bgnet.formats import parse_position
@@ -594,5 +527,6 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--name", default="you", help="your name in the match file (default: you)")
     p.add_argument("--save", metavar="FILE.mat", help="save the match as a .mat file gnubg can import")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    add_variant_arguments(p)
     p.set_defaults(func=_cmd_play)
     return p

@@ -35,14 +35,13 @@ the input stops the session cleanly (status 0), Ctrl-C too (status 130).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
 
+from bgnet.commands.common import Console, Quit
 from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch
@@ -66,10 +65,6 @@ TAVLI_POINTS = 5
 EXIT_INTERRUPTED = 130
 DEFAULT_NETWORK_BOT = "bgnet:ply=1"
 HELP = "a play like 24/18 13/11 (or 8/5^ in plakoto), ? (the legal plays), hint, board, help, quit"
-
-
-class Quit(Exception):
-    """The person quit, or the input ended."""
 
 
 def default_bot_spec(label: str) -> str:
@@ -110,48 +105,6 @@ def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --variant: the bot (bgnet[:ply=N,checkpoint=PATH], greedy, random[:seed=S]); "
         "default: the game's shipped network, else greedy",
     )
-
-
-class Console:
-    """Prompts and output; ``reader(prompt)`` gives the next line (None at the end of the input).
-
-    Without a reader, lines come from ``stdin``, echoed after the prompt
-    unless ``stdin`` is a terminal (which shows them itself).
-    """
-
-    def __init__(
-        self,
-        out: IO[str] | None = None,
-        stdin: IO[str] | None = None,
-        reader: Callable[[str], str | None] | None = None,
-    ) -> None:
-        self.out = out if out is not None else sys.stdout
-        self.stdin = stdin if stdin is not None else sys.stdin
-        self.reader = reader
-        try:
-            tty = self.stdin.isatty()
-        except (AttributeError, ValueError):
-            tty = False
-        self.echo = reader is not None or not tty
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
-
-    def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        if self.reader is not None:
-            line = self.reader(prompt)
-        else:
-            raw = self.stdin.readline()
-            line = raw.rstrip("\r\n") if raw else None
-        if line is None:
-            self.out.write("\n")
-            raise Quit("the input ended")
-        if self.echo:
-            self.out.write(line + "\n")
-            self.out.flush()
-        return line.strip()
 
 
 def _roll(rng: np.random.Generator) -> tuple[int, int]:
@@ -374,7 +327,7 @@ def run_variant_play(
         raise BgnetError(f"--games must be 1 or more, got {count}")
     if length is None and len(games) > 1:
         length = TAVLI_POINTS
-    console = Console(out, stdin)
+    console = Console(out, stdin=stdin)
     bots = []
     for game in games:
         spec = getattr(args, "bot", None)
