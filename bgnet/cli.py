@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import NoReturn
 
 import numpy as np
@@ -101,12 +101,9 @@ def _playable(text: str) -> tuple[Position, object]:
     return position, info
 
 
-def _moves_one(args: argparse.Namespace) -> int:
-    position, info = _playable(args.position)
-    dice = _dice_of(args.dice, info)
-    batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
-    result = _plays_json(position, dice, batch, position_ids(batch.positions), 0, _mover_probs(args, batch))
-    if args.json:
+def _print_plays(result: dict, as_json: bool) -> None:
+    """One roll's plays: the JSON object, or a line per play (notation, equity if ranked, result)."""
+    if as_json:
         print(json.dumps(result))
     elif not result["plays"]:
         print("no legal play", file=sys.stderr)
@@ -115,21 +112,39 @@ def _moves_one(args: argparse.Namespace) -> int:
         for p in result["plays"]:
             eq = f"  {p['equity']:+.3f}" if "equity" in p else ""
             print(f"{p['play']:<{width}}{eq}  {p['position']}")
+
+
+def _moves_one(args: argparse.Namespace) -> int:
+    position, info = _playable(args.position)
+    dice = _dice_of(args.dice, info)
+    batch = generate(position.board[None, :], np.array([[dice.high, dice.low]]))
+    result = _plays_json(position, dice, batch, position_ids(batch.positions), 0, _mover_probs(args, batch))
+    _print_plays(result, args.json)
     return 0
+
+
+def _batch_lines(path: str) -> Iterator[tuple[int, list[str]]]:
+    """The requests of a ``--batch`` file: (line number, its fields); blank and ``#`` lines skipped."""
+    for n, line in enumerate(read_lines(path), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield n, line.split()
+
+
+def _request(parts: list[str]) -> tuple[str, str | None]:
+    """A batch line's position and dice (None: those of an XGID or Match ID)."""
+    if len(parts) > 2:
+        raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
+    return parts[0], parts[1] if len(parts) == 2 else None
 
 
 def _moves_batch(args: argparse.Namespace) -> int:
     """Lines ``POSITION DICE``; one JSON object per line, in order; errors as ``{"error": ...}``."""
     parsed: list[tuple[Position, Dice] | str] = []
-    for n, line in enumerate(read_lines(args.batch), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        parts = line.split()
+    for n, parts in _batch_lines(args.batch):
         try:
-            if not 1 <= len(parts) <= 2:
-                raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
-            position, info = _playable(parts[0])
-            parsed.append((position, _dice_of(parts[1] if len(parts) == 2 else None, info)))
+            text, dice = _request(parts)
+            position, info = _playable(text)
+            parsed.append((position, _dice_of(dice, info)))
         except BgnetError as e:
             parsed.append(f"line {n}: {e}")
     good = [p for p in parsed if not isinstance(p, str)]
@@ -185,15 +200,11 @@ def _moves_variant(args: argparse.Namespace, v: Variant | None) -> int:
     if args.batch is not None:
         out = sys.stdout
         errors = 0
-        for n, line in enumerate(read_lines(args.batch), 1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            parts = line.split()
+        for n, parts in _batch_lines(args.batch):
             try:
-                if not 1 <= len(parts) <= 2:
-                    raise BgnetError(f"expected 'POSITION DICE', got {len(parts)} fields")
-                found, board, info = _variant_playable(parts[0], v)
-                dice = _dice_of(parts[1] if len(parts) == 2 else None, info)
+                text, typed = _request(parts)
+                found, board, info = _variant_playable(text, v)
+                dice = _dice_of(typed, info)
                 out.write(json.dumps(_variant_plays_json(found, board, dice)) + "\n")
             except BgnetError as e:
                 errors += 1
@@ -201,15 +212,7 @@ def _moves_variant(args: argparse.Namespace, v: Variant | None) -> int:
                 out.write(json.dumps({"error": f"line {n}: {e}"}) + "\n")
         return EXIT_BAD_INPUT if errors else 0
     found, board, info = _variant_playable(args.position, v)
-    result = _variant_plays_json(found, board, _dice_of(args.dice, info))
-    if args.json:
-        print(json.dumps(result))
-    elif not result["plays"]:
-        print("no legal play", file=sys.stderr)
-    else:
-        width = max(len(p["play"]) for p in result["plays"])
-        for p in result["plays"]:
-            print(f"{p['play']:<{width}}  {p['position']}")
+    _print_plays(_variant_plays_json(found, board, _dice_of(args.dice, info)), args.json)
     return 0
 
 
