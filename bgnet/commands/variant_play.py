@@ -42,6 +42,7 @@ from typing import IO
 import numpy as np
 
 from bgnet.commands.common import Console, Quit
+from bgnet.dice import opening_dice, roll
 from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch
@@ -108,8 +109,8 @@ def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _roll(rng: np.random.Generator) -> tuple[int, int]:
-    a, b = (int(x) for x in rng.integers(1, 7, size=2))
-    return max(a, b), min(a, b)
+    d = roll(rng)
+    return d.high, d.low
 
 
 def _points_text(points: int) -> str:
@@ -194,10 +195,7 @@ class VariantSession:
         c.say(f"Game {number + 1}: {game.label}; the bot is {bot.name}.")
         dice: tuple[int, int]
         if starter is None:
-            while True:
-                a, b = (int(x) for x in self.rng.integers(1, 7, size=2))
-                if a != b:
-                    break
+            a, b = opening_dice(self.rng)
             player = BOT if a > b else PERSON
             who = "You start" if player == PERSON else "The bot starts"
             if game.opening == "reroll":
