@@ -470,24 +470,30 @@ class MoveBatch:
 _default = MoveGenerator()
 
 
-def generate(boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
-    """Legal results of ``dice[i]`` for ``boards[i]``, for every ``i``; see :class:`MoveBatch`."""
-    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
-    dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
+def collect(chunks, boards: np.ndarray, dice: np.ndarray, width: int) -> MoveBatch:
+    """One :class:`MoveBatch` from a generator's ``chunks`` (copied out of its reused buffers).
+
+    Also used by :mod:`bgnet.variants` for its own generator (``width`` 52).
+    """
     offsets = [np.zeros(1, dtype=np.int64)]
     positions, steps = [], []
     base = 0
-    for _lo, _hi, off, pos, st in _default.chunks(boards, dice):
+    for _lo, _hi, off, pos, st in chunks:
         offsets.append(off[1:] + base)
         positions.append(pos.copy())
         steps.append(st.copy())
         base += len(pos)
     if not positions:
-        positions = [np.empty((0, NUM_SLOTS), np.int8)]
+        positions = [np.empty((0, width), np.int8)]
         steps = [np.empty((0, MAX_STEPS, 2), np.int8)]
-    return MoveBatch(
-        np.concatenate(offsets), np.concatenate(positions), np.concatenate(steps), boards, dice
-    )
+    return MoveBatch(np.concatenate(offsets), np.concatenate(positions), np.concatenate(steps), boards, dice)
+
+
+def generate(boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
+    """Legal results of ``dice[i]`` for ``boards[i]``, for every ``i``; see :class:`MoveBatch`."""
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, NUM_SLOTS)
+    dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
+    return collect(_default.chunks(boards, dice), boards, dice, NUM_SLOTS)
 
 
 @dataclass(frozen=True)

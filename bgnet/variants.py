@@ -47,7 +47,8 @@ import numpy as np
 from numba import njit
 
 from bgnet.errors import InvalidPositionError
-from bgnet.movegen import MAX_STEPS, MoveBatch, MoveGenerator
+from bgnet.movegen import MAX_STEPS, MoveBatch, collect
+from bgnet.movegen import generate as standard_generate
 from bgnet.position import NACKGAMMON, NUM_SLOTS, STARTING
 
 VSLOTS = 52
@@ -467,29 +468,13 @@ class VariantGenerator:
 
 
 _default = VariantGenerator()
-_standard = MoveGenerator()
-
-
-def _collect(chunks, boards, dice, width) -> MoveBatch:
-    offsets = [np.zeros(1, dtype=np.int64)]
-    positions, steps = [], []
-    base = 0
-    for _lo, _hi, off, pos, st in chunks:
-        offsets.append(off[1:] + base)
-        positions.append(pos.copy())
-        steps.append(st.copy())
-        base += len(pos)
-    if not positions:
-        positions = [np.empty((0, width), np.int8)]
-        steps = [np.empty((0, MAX_STEPS, 2), np.int8)]
-    return MoveBatch(np.concatenate(offsets), np.concatenate(positions), np.concatenate(steps), boards, dice)
 
 
 def generate(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> MoveBatch:
     """Legal results of ``dice[i]`` for variant boards ``boards[i]`` under ``rules`` (the general kernel)."""
     boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, VSLOTS)
     dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
-    return _collect(_default.chunks(boards, dice, rules), boards, dice, VSLOTS)
+    return collect(_default.chunks(boards, dice, rules), boards, dice, VSLOTS)
 
 
 def widen(boards: np.ndarray) -> np.ndarray:
@@ -585,8 +570,7 @@ class Variant:
         dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
         if not self.standard:
             return generate(boards, dice, self.rules)
-        narrow = np.ascontiguousarray(boards[:, :NUM_SLOTS])
-        batch = _collect(_standard.chunks(narrow, dice), boards, dice, NUM_SLOTS)
+        batch = standard_generate(boards[:, :NUM_SLOTS], dice)
         return MoveBatch(batch.offsets, widen(batch.positions), batch.steps, boards, dice)
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
