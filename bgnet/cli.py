@@ -36,12 +36,14 @@ from bgnet.position import Position, check_in_play
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.variant_format import (
+    VariantPlay,
     canonical_variant,
     check_variant_in_play,
     format_variant_position,
     is_variant_text,
     legal_variant_plays,
     read_variant_position,
+    waits,
 )
 from bgnet.variants import Variant, variant
 
@@ -168,16 +170,31 @@ def _moves_batch(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if errors else 0
 
 
+def _variant_play_json(v: Variant, p: VariantPlay) -> dict:
+    """One play (a whole turn) as JSON; in acey-deucey also its chosen double, re-roll and parts."""
+    out: dict[str, object] = {
+        "play": p.notation,
+        "steps": [list(s) for s in p.steps],
+        "position": format_variant_position(p.position, v),
+    }
+    if waits(v):
+        out["double"] = p.double
+        out["again"] = p.again
+        if len(p.parts) > 1:
+            out["parts"] = [
+                {"dice": list(part.dice), "play": part.notation, "steps": [list(s) for s in part.steps]}
+                for part in p.parts
+            ]
+    return out
+
+
 def _variant_plays_json(v: Variant, board: np.ndarray, dice: Dice) -> dict:
-    """One roll in a variant as JSON: each play's notation, steps and result (seen by the opponent)."""
-    plays = [
-        {
-            "play": p.notation,
-            "steps": [list(s) for s in p.steps],
-            "position": format_variant_position(p.position, v),
-        }
-        for p in legal_variant_plays(v, board, dice)
-    ]
+    """One roll in a variant as JSON: each play's notation, steps and result.
+
+    The result is seen by the side on roll next: the opponent, or the mover
+    itself after a 1-2 turn that rolls again (``"again": true``).
+    """
+    plays = [_variant_play_json(v, p) for p in legal_variant_plays(v, board, dice)]
     return {
         "variant": v.label,
         "position": format_variant_position(board, v),
@@ -241,11 +258,16 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     if args.opponent is None:
         args.opponent = "greedy" if args.variant else "pubeval"
     if args.variant or args.opponent in ("greedy", "random"):
-        from bgnet.commands.variant_play import watch_variant
+        from bgnet.commands.variant_play import default_bot_spec, watch_variant
 
         bot = "bgnet" + (f":checkpoint={args.checkpoint}" if args.checkpoint else "")
+        label = args.variant or "backgammon"
+        if not args.checkpoint and args.variant and default_bot_spec(label) == "greedy":
+            # No network shipped for this game yet: X is the hand-written baseline.
+            print(f"(No network is shipped for {label} yet: X is greedy, a simple heuristic.)")
+            bot = "greedy"
         opponent = bot if args.opponent == "self" else args.opponent
-        return watch_variant(args.variant or "backgammon", bot, opponent, args.seed, sys.stdout, args.delay)
+        return watch_variant(label, bot, opponent, args.seed, sys.stdout, args.delay)
     from bgnet.checkpoint import DEFAULT, read  # these two here for start-up time (they load torch)
     from bgnet.evaluator import NetEvaluator
 
@@ -307,9 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     moves.add_argument(
         "--variant",
         metavar="LABEL",
-        help="the game: backgammon (default), nackgammon, portes, tavla, plakoto, fevga, "
-        "optionally +no-cube and/or +no-forced-max; results are then written as variant positions "
-        "(docs/variant-positions.md)",
+        help="the game: backgammon (default), nackgammon, portes, tavla, plakoto, fevga, long-nardy, "
+        "acey-deucey, with house rules +no-cube, +no-forced-max (acey-deucey also +enter-all, "
+        "+european-1-2); results are then written as variant positions (docs/variant-positions.md)",
     )
     moves.add_argument(
         "--batch", metavar="FILE", help="read lines 'POSITION DICE' ('-' for stdin); one JSON object per line"
@@ -337,7 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="O's player (default pubeval in backgammon, greedy in the other games)",
     )
     watch.add_argument(
-        "--variant", metavar="LABEL", help="the game: portes, tavla, plakoto, fevga, nackgammon, ..."
+        "--variant",
+        metavar="LABEL",
+        help="the game: portes, tavla, plakoto, fevga, long-nardy, acey-deucey, nackgammon, ...",
     )
     watch.add_argument("--seed", type=int, default=None, help="dice seed (default: random)")
     watch.add_argument(

@@ -40,7 +40,10 @@ from bgnet.errors import IllegalMoveError
 from bgnet.movegen import MoveBatch, Play, generate
 from bgnet.position import CHECKERS, NUM_SLOTS, OUR_BAR, Board, Position
 
-__all__ = ["format_play", "format_point", "legal_plays", "parse_play", "parse_point", "play_of"]
+__all__ = ["WAITING", "format_play", "format_point", "legal_plays", "parse_play", "parse_point", "play_of"]
+
+WAITING = 26
+"""The source of a step that enters a checker not yet in play (acey-deucey), written ``in``: ``in/22``."""
 
 
 def play_of(batch: MoveBatch, row: int) -> Play:
@@ -60,15 +63,17 @@ def legal_plays(position: Position | Board, dice: Dice) -> list[Play]:
 
 
 def format_point(point: int) -> str:
-    """A point as gnubg prints it: ``bar`` for 25, ``off`` for 0 (``FormatPoint``)."""
+    """A point as gnubg prints it: ``bar`` for 25, ``off`` for 0 (``FormatPoint``), ``in`` for 26."""
     if point == 0:
         return "off"
     if point == OUR_BAR:
         return "bar"
+    if point == WAITING:
+        return "in"
     return str(point)
 
 
-def format_play(board: Board | Position, steps: Sequence[tuple[int, int]]) -> str:
+def format_play(board: Board | Position, steps: Sequence[tuple[int, int]], waiting: bool = False) -> str:
     """gnubg's notation for one play (``drawboard.c`` ``FormatMove``).
 
     Args:
@@ -78,6 +83,8 @@ def format_play(board: Board | Position, steps: Sequence[tuple[int, int]]) -> st
         steps: up to four (from, to) checker moves in the mover's numbering,
             in any order: from 1..25 (25 = the bar), to 0..24 (0 = off),
             from > to.
+        waiting: a game whose checkers wait to enter (acey-deucey): a step
+            may come from 26 (:data:`WAITING`), written ``in``.
 
     Returns:
         e.g. ``"24/18 13/11*"``, ``"bar/22"``, ``"8/4(2) 6/2(2)"``,
@@ -98,9 +105,10 @@ def format_play(board: Board | Position, steps: Sequence[tuple[int, int]]) -> st
             src, dst = (int(x) for x in step)
         except (TypeError, ValueError):
             raise IllegalMoveError(f"a checker move is a (from, to) pair, got {step!r}") from None
-        if not 1 <= src <= 25 or not 0 <= dst <= 24 or dst >= src:
+        if not 1 <= src <= (WAITING if waiting else OUR_BAR) or not 0 <= dst <= 24 or dst >= src:
+            sources = "1-26 (25 = bar, 26 = in)" if waiting else "1-25 (25 = bar)"
             raise IllegalMoveError(
-                f"checker move {src}/{dst} is out of range: from 1-25 (25 = bar), "
+                f"checker move {src}/{dst} is out of range: from {sources}, "
                 "to 0-24 (0 = off), moving towards 0"
             )
         moves.append((src, dst))
@@ -163,22 +171,29 @@ _POINT_WORDS = {"bar": OUR_BAR, "b": OUR_BAR, "off": 0, "o": 0}
 _PART = re.compile(r"([0-9a-z*]+(?:/[0-9a-z*]+)+)(?:\(([0-9]+)\))?")
 
 
-def parse_point(text: str) -> int:
+def parse_point(text: str, waiting: bool = False) -> int:
     """A point of a typed play: ``1``-``24``, ``bar`` (or ``b``, ``25``), ``off`` (or ``o``, ``0``).
 
-    A trailing ``*`` (hit mark) is allowed and ignored.  Raises
-    :class:`IllegalMoveError` for anything else.
+    With ``waiting`` (a game whose checkers wait to enter: acey-deucey)
+    also ``in`` (:data:`WAITING`).  A trailing ``*`` (hit mark) is allowed
+    and ignored.  Raises :class:`IllegalMoveError` for anything else.
     """
     word = text.strip().lower().rstrip("*")
     if word in _POINT_WORDS:
         return _POINT_WORDS[word]
+    if waiting and word == "in":
+        return WAITING
     if word.isdigit() and len(word) <= 2 and 0 <= int(word) <= 25:
         return int(word)
-    raise IllegalMoveError(f"{text!r} is not a point: use 1-24, bar or off")
+    raise IllegalMoveError(f"{text!r} is not a point: use 1-24, bar{', in' if waiting else ''} or off")
 
 
-def _paths(text: str) -> list[list[int]]:
-    """The checker paths written in ``text``: ``8/5(2) 13/7/5`` -> [[8, 5], [8, 5], [13, 7, 5]]."""
+def _paths(text: str, waiting: bool = False) -> list[list[int]]:
+    """The checker paths written in ``text``: ``8/5(2) 13/7/5`` -> [[8, 5], [8, 5], [13, 7, 5]].
+
+    ``waiting``: ``in`` is a source (:func:`parse_point`).  At most four
+    checker moves, the most one roll plays.
+    """
     parts = text.strip().lower().replace(",", " ").split()
     if not parts:
         raise IllegalMoveError("no play given: type one like 24/18 13/11, bar/22 or 6/off")
@@ -187,11 +202,10 @@ def _paths(text: str) -> list[list[int]]:
         m = _PART.fullmatch(part)
         if not m:
             raise IllegalMoveError(
-                f"{part!r} is not a checker move: write from/to like 24/18, bar/22, 6/off, "
-                "8/5(2) or 13/7/5"
+                f"{part!r} is not a checker move: write from/to like 24/18, bar/22, 6/off, 8/5(2) or 13/7/5"
             )
         try:
-            points = [parse_point(t) for t in m.group(1).split("/")]
+            points = [parse_point(t, waiting) for t in m.group(1).split("/")]
         except IllegalMoveError as e:
             raise IllegalMoveError(f"{part!r}: {e}") from None
         count = int(m.group(2)) if m.group(2) else 1
@@ -202,6 +216,8 @@ def _paths(text: str) -> list[list[int]]:
                 raise IllegalMoveError(f"{part!r}: a checker cannot move from off the board")
             if b == OUR_BAR:
                 raise IllegalMoveError(f"{part!r}: a checker cannot move to the bar")
+            if b == WAITING:
+                raise IllegalMoveError(f"{part!r}: a checker cannot go back to those waiting to enter")
             if b >= a:
                 raise IllegalMoveError(
                     f"{part!r}: {format_point(a)}/{format_point(b)} moves away from home; "

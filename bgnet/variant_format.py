@@ -28,7 +28,8 @@ import numpy as np
 from bgnet.dice import Dice
 from bgnet.errors import IllegalMoveError, InvalidPositionError
 from bgnet.formats import MatchInfo, Xgid, parse_position
-from bgnet.notation import _paths, format_play
+from bgnet.movegen import MoveBatch
+from bgnet.notation import WAITING, _paths, format_play
 from bgnet.position import CHECKERS, NUM_SLOTS, frame
 from bgnet.variants import (
     CAPTURE_HIT,
@@ -46,12 +47,16 @@ from bgnet.variants import (
 from bgnet.variants import variant as variant_of
 
 __all__ = [
+    "AGAIN",
+    "NO_PLAY",
     "PIN_MARK",
+    "TurnPart",
     "VariantPlay",
     "canonical_variant",
     "check_variant_board",
     "check_variant_in_play",
     "draw_variant",
+    "first_part_plays",
     "format_variant_position",
     "is_variant_text",
     "legal_variant_plays",
@@ -59,6 +64,10 @@ __all__ = [
     "parse_variant_position",
     "play_notation",
     "read_variant_position",
+    "row_notation",
+    "turn_notation",
+    "turn_parts",
+    "waits",
 ]
 
 PIN_MARK = "^"
@@ -71,6 +80,11 @@ def _capture(v: Variant) -> int:
 
 def _pins(v: Variant) -> bool:
     return _capture(v) == CAPTURE_PIN
+
+
+def waits(v: Variant) -> bool:
+    """Whether ``v``'s checkers start off the board, waiting to enter (acey-deucey): its start says so."""
+    return bool(v.start[OUR_WAITING])
 
 
 def _as_board(board: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -116,8 +130,17 @@ def check_variant_board(board: np.ndarray | Sequence[int], variant: Variant) -> 
         raise InvalidPositionError(f"the side on roll has {ours} checkers; at most {CHECKERS}")
     if theirs > CHECKERS:
         raise InvalidPositionError(f"the opponent has {theirs} checkers; at most {CHECKERS}")
-    if b[OUR_WAITING] or b[THEIR_WAITING]:
+    if (b[OUR_WAITING] or b[THEIR_WAITING]) and not waits(variant):
         raise InvalidPositionError(f"{name} has no checkers waiting to enter (slots {OUR_WAITING}, 51)")
+    for who, waiting, left in (
+        ("the side on roll", b[OUR_WAITING], ours),
+        ("the opponent", -b[THEIR_WAITING], theirs),
+    ):
+        if waiting and left < CHECKERS:
+            raise InvalidPositionError(
+                f"{who} has {int(waiting)} checkers waiting to enter and {CHECKERS - left} borne off; "
+                "bearing off needs all 15 entered"
+            )
     if (b[25] or b[0]) and _capture(variant) != CAPTURE_HIT:
         raise InvalidPositionError(f"{name} has no hitting, so no checker can be on the bar")
     for p in range(1, 25):
@@ -194,8 +217,10 @@ def draw_variant(board: np.ndarray | Sequence[int], variant: Variant) -> str:
         return f" {items[row]} " if len(items) > row else "   "
 
     lines = [f" {variant.label}", *frame(cell, -int(b[0]), int(b[25]))]
-    if b[OUR_WAITING] or b[THEIR_WAITING]:
-        lines.append(f" waiting to enter: X {int(b[OUR_WAITING])}, O {-int(b[THEIR_WAITING])}")
+    if waits(variant):
+        # Beside the bars: the checkers not yet entered (they enter as from the bar).
+        lines[7] += f", O waiting {-int(b[THEIR_WAITING])}"
+        lines[8] += f", X waiting {int(b[OUR_WAITING])}"
     if variant.rotate:
         lines.append(" both move the same way: X 24 -> 13 -> 12 -> 1 -> off; O 12 -> 1 -> 24 -> 13 -> off")
         lines.append(" (O's own point q is X's point (q + 11) % 24 + 1: O's 24 is X's 12)")
@@ -213,16 +238,42 @@ def draw_variant(board: np.ndarray | Sequence[int], variant: Variant) -> str:
 
 
 @dataclass(frozen=True)
+class TurnPart:
+    """One roll's share of a turn: its dice, its steps and their notation.
+
+    A turn is one part, except an acey-deucey 1-2: the 1 and the 2, then the
+    chosen double, then (European rule) its complement to 7.
+    """
+
+    dice: tuple[int, int]
+    steps: tuple[tuple[int, int], ...]
+    notation: str
+
+
+@dataclass(frozen=True)
 class VariantPlay:
-    """One legal play of a variant: its notation, its steps, the result seen by the opponent.
+    """One legal play (a whole turn) of a variant: its notation, its steps, the result.
 
     ``row`` is the play's row among the roll's results of ``variant.generate``.
+    ``double`` is the double chosen in an acey-deucey 1-2 turn (0: none) and
+    ``again`` whether the mover rolls again: then ``position`` is seen by the
+    mover, on roll again; otherwise by the opponent.  ``parts`` are the
+    turn's rolls one by one (:class:`TurnPart`).
     """
 
     notation: str
     steps: tuple[tuple[int, int], ...]
     position: np.ndarray = field(compare=False, repr=False)
     row: int = 0
+    double: int = 0
+    again: bool = False
+    parts: tuple[TurnPart, ...] = field(default=(), compare=False, repr=False)
+
+
+NO_PLAY = "no play"
+"""The notation of a chosen double of which not one step can be played (``6-6: no play``)."""
+AGAIN = "rolls again"
+"""The end of the notation of a 1-2 turn whose mover rolls again."""
 
 
 def _dice_pair(dice: Dice | str | Sequence[int]) -> Dice:
@@ -243,7 +294,8 @@ def play_notation(
     checker that lands on a lone opposing checker and moves on in the same
     play frees it again, so that stop is no pin and is not written
     (``13/5``, as gnubg drops a stop that did not hit).  Games without
-    captures (fevga) have no marks.
+    captures (fevga, long nardy) have no marks.  A checker entering from
+    those waiting (acey-deucey, step source 26) is written ``in/22``.
     """
     b = _as_board(board)
     narrow = b[:NUM_SLOTS].copy()
@@ -252,44 +304,200 @@ def play_notation(
         # checker there only where the play pins it for good (plakoto).
         ours_after = np.where(narrow > 0, narrow, 0)
         for src, dst in steps:
-            ours_after[int(src)] -= 1
+            if int(src) <= 25:
+                ours_after[int(src)] -= 1
             ours_after[int(dst)] += 1
         for p in range(1, 25):
             lone = narrow[p] == -1 and b[PIN + p] == 0
             if narrow[p] < 0 and not (lone and _pins(variant) and ours_after[p] > 0):
                 narrow[p] = 0
-    text = format_play(narrow, [(int(s), int(d)) for s, d in steps])
+    text = format_play(narrow, [(int(s), int(d)) for s, d in steps], waiting=waits(variant))
     return text.replace("*", PIN_MARK) if _pins(variant) else text
+
+
+def _after(board: np.ndarray, steps: Sequence[tuple[int, int]], variant: Variant) -> np.ndarray:
+    """The board after ``steps``, still from the mover (the next part of a turn is marked on it)."""
+    b = board.astype(np.int32)
+    for s, t in steps:
+        b[OUR_WAITING if s == WAITING else s] -= 1
+        if t > 0:
+            if b[t] == -1 and _capture(variant) == CAPTURE_HIT:
+                b[t] = 0
+                b[0] -= 1
+            b[t] += 1
+    return b
+
+
+def turn_parts(
+    variant: Variant,
+    board: np.ndarray | Sequence[int],
+    steps: Sequence[tuple[int, int]],
+    dice: Dice | str | Sequence[int],
+    double: int = 0,
+) -> tuple[TurnPart, ...]:
+    """A turn's steps split by roll, each part written on the board it starts from.
+
+    ``double`` (a row's ``MoveBatch.doubles``): the double chosen in a 1-2
+    turn; its steps follow the 1 and the 2 (the first two), and the
+    complement's (European rule) follow the double's four.
+    """
+    d = _dice_pair(dice)
+    steps = tuple((int(s), int(t)) for s, t in steps)
+    if not double:
+        split = [((d.high, d.low), steps)]
+    else:
+        split = [((2, 1), steps[:2]), ((double, double), steps[2:6])]
+        if len(steps) > 6:
+            split.append(((7 - double, 7 - double), steps[6:]))
+    b = _as_board(board)
+    parts = []
+    for roll_, part in split:
+        parts.append(TurnPart(roll_, part, play_notation(variant, b, part)))
+        b = _after(b, part, variant)
+    return tuple(parts)
+
+
+def turn_notation(parts: Sequence[TurnPart], again: bool = False) -> str:
+    """The notation of a whole turn: a play (``24/18 13/11``), or a 1-2 turn by its parts.
+
+    ``2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2), rolls again``: each roll of the
+    turn with its dice, :data:`NO_PLAY` for a chosen double not one step of
+    which can be played, and :data:`AGAIN` when the mover rolls again.
+    """
+    if len(parts) == 1:
+        text = parts[0].notation
+    else:
+        text = ", ".join(f"{p.dice[0]}-{p.dice[1]}: {p.notation or NO_PLAY}" for p in parts)
+    return f"{text}, {AGAIN}" if again else text
+
+
+def _row_extras(batch: MoveBatch, row: int) -> tuple[int, bool]:
+    """The chosen double and the re-roll of a row (0, False in every game but acey-deucey)."""
+    doubles = getattr(batch, "doubles", None)
+    again = getattr(batch, "again", None)
+    return (
+        0 if doubles is None else int(doubles[row]),
+        False if again is None else bool(again[row]),
+    )
+
+
+def _play_of(variant: Variant, batch: MoveBatch, row: int) -> VariantPlay:
+    if batch.boards is None or batch.dice is None:
+        raise ValueError("a VariantPlay needs a MoveBatch that holds its inputs (Variant.generate's)")
+    i = batch.input_of(row)
+    steps = batch.steps_of(row)
+    double, again = _row_extras(batch, row)
+    parts = turn_parts(variant, batch.boards[i], steps, [int(x) for x in batch.dice[i]], double)
+    position = batch.positions[row].copy()
+    position.setflags(write=False)
+    return VariantPlay(
+        turn_notation(parts, again), steps, position, row - int(batch.offsets[i]), double, again, parts
+    )
+
+
+def row_notation(variant: Variant, batch: MoveBatch, row: int) -> str:
+    """The notation of result ``row`` of ``batch`` (which holds its inputs): a play or a whole 1-2 turn."""
+    return _play_of(variant, batch, row).notation
 
 
 def legal_variant_plays(
     variant: Variant, board: np.ndarray | Sequence[int], dice: Dice | str | Sequence[int]
 ) -> list[VariantPlay]:
-    """The distinct legal plays of ``dice`` in ``board`` (from the mover; none: a pass), by its generator."""
+    """The distinct legal plays of ``dice`` in ``board`` (from the mover; none: a pass), by its generator.
+
+    In acey-deucey a 1-2 gives whole turns (the 1 and the 2, a double, ...).
+    """
     b = np.asarray(board, dtype=np.int8)
     d = _dice_pair(dice)
     batch = variant.generate(b[None, :], np.array([[d.high, d.low]]))
-    plays = []
-    for row in batch.rows(0):
-        steps = batch.steps_of(row)
-        position = batch.positions[row].copy()
-        position.setflags(write=False)
-        plays.append(VariantPlay(play_notation(variant, b, steps), steps, position, row))
-    return plays
+    return [_play_of(variant, batch, row) for row in batch.rows(0)]
 
 
 _HIT = re.compile(r"(\d+)\*")
 """A point marked hit in a play's notation.  Pins are not looked at: in plakoto where our checkers
 end fixes the pins, so the moves alone tell the plays apart."""
+_MARKER = re.compile(r"(?<![0-9/])([1-6])-?([1-6])\s*:")
+"""The dice before a part of a typed turn: ``2-1:``, ``6-6:`` (or ``66:``)."""
+_AGAIN_SAID = re.compile(r"[\s,]*(?:rolls\s+)?again\s*$", re.IGNORECASE)
+_EMPTY = re.compile(r"[\s,]*(?:no\s+play|none|-)?[\s,]*", re.IGNORECASE)
 
 
 def _delta(strokes: Sequence[tuple[int, int]]) -> tuple[int, ...]:
-    """How a play changes our checkers per slot (0 = off, 25 = bar): the part of it a typed play fixes."""
-    d = [0] * 26
+    """How a play changes our checkers per slot (0 = off, 25 = bar, 26 = waiting): what a typed play fixes."""
+    d = [0] * (WAITING + 1)
     for a, c in strokes:
         d[a] -= 1
         d[c] += 1
     return tuple(d)
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """One part of a typed turn: its dice (None: not written) and its checker paths."""
+
+    dice: tuple[int, int] | None
+    paths: list[list[int]]
+
+    @property
+    def strokes(self) -> list[tuple[int, int]]:
+        return [(a, c) for path in self.paths for a, c in zip(path, path[1:], strict=False)]
+
+
+def _same_roll(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return sorted(a) == sorted(b)
+
+
+def _typed_parts(said: str, roll_: tuple[int, int], turns: bool) -> list[_Typed]:
+    """The parts of a typed turn (one for a plain play); a malformed text raises IllegalMoveError.
+
+    ``roll_`` is the roll (a leading ``2-1:`` may repeat it); ``turns``:
+    whether this roll's plays are 1-2 turns with a double.
+    """
+    pieces = _MARKER.split(said)
+    head, marks = (
+        pieces[0],
+        [(int(pieces[i]), int(pieces[i + 1]), pieces[i + 2]) for i in range(1, len(pieces), 3)],
+    )
+    if not marks:
+        return [_Typed(None, _paths(head, waiting=True))]
+    if _EMPTY.fullmatch(head):
+        a, b, text = marks.pop(0)
+        if not _same_roll((a, b), roll_):
+            raise IllegalMoveError(f"{said!r}: the roll is {roll_[0]}-{roll_[1]}, not {a}-{b}")
+        head = text
+    parts = [_Typed(roll_, _paths(head, waiting=True))]
+    if marks and not turns:
+        raise IllegalMoveError(
+            f"{said!r}: only a 1-2 in acey-deucey is played in parts (2-1: ..., 6-6: ...); "
+            "write this roll's play alone, like 24/18 13/11"
+        )
+    for k, (a, b, text) in enumerate(marks):
+        if a != b:
+            raise IllegalMoveError(
+                f"{said!r}: {a}-{b} is not a double; after the 1 and the 2 comes the double you choose, "
+                "like 2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2)"
+            )
+        if k == 1 and a != 7 - marks[0][0]:
+            first = marks[0][0]
+            raise IllegalMoveError(
+                f"{said!r}: after {first}-{first} comes its complement to 7, {7 - first}-{7 - first} "
+                "(the European 1-2 rule)"
+            )
+        if k > 1:
+            raise IllegalMoveError(
+                f"{said!r}: a 1-2 turn has at most three parts (2-1, a double, its complement)"
+            )
+        parts.append(_Typed((a, b), [] if _EMPTY.fullmatch(text) else _paths(text, waiting=True)))
+    return parts
+
+
+def _key(parts: Sequence[tuple[tuple[int, int] | None, Sequence[tuple[int, int]]]]) -> tuple:
+    """What a turn's parts fix for matching: the moves of each part, a double without moves dropped."""
+    return tuple(
+        (None if k == 0 else tuple(sorted(dice or ())), _delta(strokes))
+        for k, (dice, strokes) in enumerate(parts)
+        if k == 0 or strokes
+    )
 
 
 def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
@@ -299,40 +507,70 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
     :func:`bgnet.notation.parse_play` does (its reader of the text is
     reused): ``24/18 13/11``, parts in any order, one checker through its
     stops ``24/18/13`` or in one stroke ``24/13``, ``13/11(2)``, ``bar/22``
-    (or ``25/22``), ``6/off`` (or ``6/0``), marks ``*`` and ``^`` optional.
+    (or ``25/22``), ``in/22`` (acey-deucey: a checker entering from those
+    waiting), ``6/off`` (or ``6/0``), marks ``*`` and ``^`` optional.
     A play matches when it moves our checkers as the text does and captures
     every opposing checker the text stops on (hitting games); when several
     do, the one hitting exactly those.
+
+    An acey-deucey 1-2 turn is typed as :func:`turn_notation` writes it:
+    ``2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2)`` (``2-1:`` may be left out,
+    ``66:`` for ``6-6:``, ``, rolls again`` optional, ``6-6: no play`` for
+    a double of which nothing can be played; European: ``..., 1-1: ...``
+    after ``6-6``), or as all its moves without the dice when only one turn
+    makes them.
 
     Raises:
         IllegalMoveError: text that is not a play, or no legal play (or
             more than one) that fits it; the message names the problem.
     """
     said = text.strip()
-    paths = _paths(said.replace(PIN_MARK, "*"))
     if not plays:
         raise IllegalMoveError(f"{said!r} cannot be played: this roll has no legal play (you pass)")
-    strokes = [(a, c) for path in paths for a, c in zip(path, path[1:], strict=False)]
-    want = _delta(strokes)
-    stops = {p for path in paths for p in path[1:] if p > 0}
+    roll_ = plays[0].parts[0].dice if plays[0].parts else (0, 0)
+    turns = any(p.double for p in plays)
+    if turns:
+        roll_ = (2, 1)
+    body = _AGAIN_SAID.sub("", said.replace(PIN_MARK, "*"))
+    said_again = body != said.replace(PIN_MARK, "*")
+    typed = _typed_parts(body, roll_, turns)
+    strokes = [s for part in typed for s in part.strokes]
+    if len(typed) == 1:
+        want: tuple = _key([(None, strokes)])
+        keys = [_key([(None, p.steps)]) for p in plays]
+    else:
+        want = _key([(part.dice, part.strokes) for part in typed])
+        keys = [_key([(part.dice, part.steps) for part in p.parts]) for p in plays]
+    stops = {p for part in typed for path in part.paths for p in path[1:] if p > 0}
     marks = [{int(m) for m in _HIT.findall(p.notation)} for p in plays]
     capturable = set().union(*marks)
     must = stops & capturable
-    same = [i for i, p in enumerate(plays) if _delta(p.steps) == want]
+    same = [i for i, key in enumerate(keys) if key == want]
     fits = [i for i in same if must <= marks[i]]
+    if said_again and any(plays[i].again for i in fits):
+        fits = [i for i in fits if plays[i].again]
     if len(fits) > 1:
         exact = [i for i in fits if marks[i] == must]
         if len(exact) == 1:
-            return plays[exact[0]]
-        options = " or ".join(plays[i].notation for i in fits)
-        raise IllegalMoveError(f"{said!r} is ambiguous: it could be {options}; write the stops")
+            fits = exact
+        else:
+            options = " or ".join(plays[i].notation for i in fits)
+            raise IllegalMoveError(f"{said!r} is ambiguous: it could be {options}; write the stops")
     if fits:
-        return plays[fits[0]]
+        chosen = plays[fits[0]]
+        if said_again and not chosen.again:
+            raise IllegalMoveError(f"{said!r}: that turn ({chosen.notation}) does not roll again")
+        return chosen
     examples = ", ".join(p.notation for p in plays[:3]) + (", ..." if len(plays) > 3 else "")
     if same:
         raise IllegalMoveError(
             f"{said!r} is not legal: no legal play makes those moves hitting on "
             f"{', '.join(map(str, sorted(must)))}; legal plays include {examples}"
+        )
+    if turns and len(typed) == 1 and first_part_plays(body, plays):
+        raise IllegalMoveError(
+            f"{said!r} is incomplete: after the 1 and the 2 choose a double and play it four times, "
+            f"like {next(p.notation for p in plays if len(p.parts) > 1 and p.parts[1].steps)}"
         )
     pips = sum(a - c for a, c in strokes)
     if pips < min(sum(f - t for f, t in p.steps) for p in plays):
@@ -343,12 +581,32 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
     raise IllegalMoveError(f"{said!r} is not a legal play of this roll; legal plays include {examples}")
 
 
+def first_part_plays(text: str, plays: Sequence[VariantPlay]) -> list[VariantPlay]:
+    """The 1-2 turns of ``plays`` that go on with a double after the 1 and the 2 typed in ``text``.
+
+    ``text`` is the 1-2 part alone (``13/11 6/5`` or ``2-1: 13/11 6/5``);
+    none when it is more (or not a 1-2 part at all), or the roll is no 1-2
+    turn.  ``bgnet play`` then asks for the double.
+    """
+    said = text.strip()
+    if not any(p.double for p in plays):
+        return []
+    try:
+        typed = _typed_parts(_AGAIN_SAID.sub("", said.replace(PIN_MARK, "*")), (2, 1), True)
+    except IllegalMoveError:
+        return []
+    if len(typed) != 1:
+        return []
+    want = _delta(typed[0].strokes)
+    return [p for p in plays if len(p.parts) > 1 and p.parts[1].steps and _delta(p.parts[0].steps) == want]
+
+
 # --------------------------------------------------------------------------
 # The position format
 # --------------------------------------------------------------------------
 
 _FIELD = re.compile(r"([+-]?[0-9]{1,2})(p?)")
-_LABEL = re.compile(r"[a-z]+(?:\+[a-z-]*)*")
+_LABEL = re.compile(r"[a-z][a-z-]*(?:\+[a-z0-9-]*)*")
 
 
 def canonical_variant(v: Variant) -> Variant:

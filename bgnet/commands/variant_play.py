@@ -2,15 +2,22 @@
 
 ``bgnet play --variant LABEL [--match N] [--bot SPEC] [--seed S]`` plays a
 game of ``LABEL`` (``portes``, ``tavla``, ``plakoto``, ``fevga``,
-``nackgammon``, ... with house rules ``+no-cube``, ``+no-forced-max``; see
+``long-nardy``, ``acey-deucey``, ``nackgammon``, ... with house rules
+``+no-cube``, ``+no-forced-max``, ``+enter-all``, ``+european-1-2``; see
 :mod:`bgnet.variants`) against a bot in a plain terminal: the board is drawn
 each turn from the person's side (:func:`bgnet.variant_format.draw_variant`;
 the person is X, moving 24 -> 1), the dice are rolled for both sides, the
 person types a play in gnubg's notation (``24/18 13/11``; ``^`` marks a pin
-in plakoto and may be left out), ``?`` lists the legal plays, ``hint`` shows
-the bot's choice, ``quit`` stops; a roll without a legal play is announced
-as a pass.  No cube in any variant game (the cube belongs to ``bgnet play``
-without ``--variant``).
+in plakoto and may be left out; ``in/22`` enters a waiting checker in
+acey-deucey), ``?`` lists the legal plays, ``hint`` shows the bot's choice,
+``quit`` stops; a roll without a legal play is announced as a pass.  No cube
+in any variant game (the cube belongs to ``bgnet play`` without
+``--variant``).
+
+An acey-deucey 1-2 is a whole turn: the person types it at once
+(``2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2)``), or the 1 and the 2 first and
+then, asked, the double and its moves; a turn played in full rolls again
+(the same side gets another roll), for the bot as for the person.
 
 ``--match N`` plays games to N points (the winner of a game starts the
 next: it rolls for its first turn; the first game starts with the opening
@@ -47,7 +54,14 @@ from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch
 from bgnet.players import Player, make_player, variant_network
-from bgnet.variant_format import draw_variant, legal_variant_plays, parse_variant_play, play_notation
+from bgnet.variant_format import (
+    VariantPlay,
+    draw_variant,
+    first_part_plays,
+    legal_variant_plays,
+    parse_variant_play,
+    row_notation,
+)
 from bgnet.variants import TAVLI, Variant, variant
 
 __all__ = [
@@ -65,7 +79,13 @@ TAVLI_POINTS = 5
 """The length of a tavli match without ``--match``."""
 EXIT_INTERRUPTED = 130
 DEFAULT_NETWORK_BOT = "bgnet:ply=1"
-HELP = "a play like 24/18 13/11 (or 8/5^ in plakoto), ? (the legal plays), hint, board, help, quit"
+HELP = (
+    "a play like 24/18 13/11 (8/5^ in plakoto, in/22 to enter in acey-deucey), ? (the legal plays), "
+    "hint, board, help, quit"
+)
+LIST_LIMIT = 40
+"""``?`` lists at most this many plays; a 1-2 turn with more lists its 1-2 parts."""
+DOUBLE_PROMPT = "Now choose a double and play it (like 6-6: 24/18(2) 13/7(2)): "
 
 
 def default_bot_spec(label: str) -> str:
@@ -96,8 +116,9 @@ def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
         metavar="LABEL",
-        help="play a variant instead of backgammon: portes, tavla, plakoto, fevga, nackgammon, ... "
-        "(house rules +no-cube, +no-forced-max), or tavli (portes, plakoto and fevga in turn, "
+        help="play a variant instead of backgammon: portes, tavla, plakoto, fevga, long-nardy, "
+        "acey-deucey, nackgammon, ... (house rules +no-cube, +no-forced-max, and in acey-deucey "
+        "+enter-all, +european-1-2), or tavli (portes, plakoto and fevga in turn, "
         f"to --match points, default {TAVLI_POINTS})",
     )
     parser.add_argument(
@@ -211,14 +232,22 @@ class VariantSession:
         board = game.start.copy()  # from the side on roll
         while True:
             if player == PERSON:
-                after = self.person_turn(game, board, dice)
+                after, again = self.person_turn(game, board, dice)
             else:
-                after = self.bot_turn(game, bot, board, dice)
-            won = game.result(after)
+                after, again = self.bot_turn(game, bot, board, dice)
+            # ``after`` is seen by the side on roll next: the mover itself after a 1-2 turn
+            # played in full (acey-deucey), else the opponent.  The result is judged from the loser.
+            loser_view = game.flip(after) if again else after
+            won = game.result(loser_view)
             if won is not None:
-                c.say(draw_variant(after if player == BOT else game.flip(after), game))
+                c.say(draw_variant(loser_view if player == BOT else game.flip(loser_view), game))
                 return self._ended(game, player, won)
             board = after
+            if again:
+                dice = _roll(self.rng)
+                who = "You roll" if player == PERSON else "The bot rolls"
+                c.say(f"{who} again.")
+                continue
             player ^= 1
             dice = _roll(self.rng)
 
@@ -233,28 +262,33 @@ class VariantSession:
         self.results.append((game.label, mover, won))
         return mover, won
 
-    def bot_turn(self, game: Variant, bot: Player, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
+    def bot_turn(
+        self, game: Variant, bot: Player, board: np.ndarray, dice: tuple[int, int]
+    ) -> tuple[np.ndarray, bool]:
+        """The bot's turn: the position after it (seen by the side on roll next), whether it rolls again."""
         batch = game.generate(board[None, :], np.array([dice]))
         if batch.offsets[1] == 0:
             self.console.say(f"The bot rolls {dice[0]}-{dice[1]}: no legal play, it passes.")
-            return game.flip(board)
+            return game.flip(board), False
         row = int(bot.choose(batch, np.array([BOT]))[0])
         if not 0 <= row < batch.offsets[1]:
             raise BgnetError(
                 f"the bot {bot.name} returned row {row}, not a legal play of {dice[0]}-{dice[1]}"
             )
-        text = play_notation(game, board, batch.steps_of(row))
+        text = row_notation(game, batch, row)
         self.console.say(f"The bot rolls {dice[0]}-{dice[1]} and plays {text}.")
-        return batch.positions[row].copy()
+        again = getattr(batch, "again", None)
+        return batch.positions[row].copy(), bool(again is not None and again[row])
 
-    def person_turn(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> np.ndarray:
+    def person_turn(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, bool]:
+        """The person's turn: the position after it (seen by who rolls next), whether they roll again."""
         c = self.console
         c.say()
         c.say(draw_variant(board, game))
         plays = legal_variant_plays(game, board, dice)
         if not plays:
             c.say(f"You roll {dice[0]}-{dice[1]}: no legal play, you pass.")
-            return game.flip(board)
+            return game.flip(board), False
         self.plays = plays
         try:
             while True:
@@ -263,7 +297,7 @@ class VariantSession:
                 if word in ("quit", "q", "exit"):
                     raise Quit("you quit")
                 if word in ("?", "list"):
-                    c.say("Legal plays: " + ", ".join(p.notation for p in plays))
+                    c.say(_listing(plays))
                     continue
                 if word == "hint":
                     c.say(f"The bot would play {self._hint(game, board, dice)}.")
@@ -277,21 +311,46 @@ class VariantSession:
                 if not word:
                     continue
                 try:
-                    chosen = parse_variant_play(text, plays)
+                    chosen = self._read_turn(text, plays)
                 except IllegalMoveError as e:
                     c.say(f"{e} (? lists the legal plays)")
                     continue
                 c.say(f"You play {chosen.notation}.")
-                return np.array(chosen.position, dtype=np.int8)
+                return np.array(chosen.position, dtype=np.int8), chosen.again
         finally:
             self.plays = []
+
+    def _read_turn(self, text: str, plays: list[VariantPlay]) -> VariantPlay:
+        """The play typed; after the 1 and the 2 of an acey-deucey 1-2 alone, ask for the double."""
+        going_on = first_part_plays(text, plays)
+        if not going_on:
+            return parse_variant_play(text, plays)
+        second = self.console.ask(DOUBLE_PROMPT)
+        if second.lower() in ("quit", "q", "exit"):
+            raise Quit("you quit")
+        first = text.strip()
+        if not first.lstrip().startswith(("2-1:", "1-2:", "21:", "12:")):
+            first = f"2-1: {first}"
+        return parse_variant_play(f"{first}, {second.strip()}", plays)
 
     def _hint(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> str:
         """The play the bot of this game would make in the person's place."""
         k = self.games.index(game)
         batch = game.generate(board[None, :], np.array([dice]))
         row = int(self.bots[k].choose(batch, np.array([PERSON]))[0])
-        return play_notation(game, board, batch.steps_of(row))
+        return row_notation(game, batch, row)
+
+
+def _listing(plays: list[VariantPlay]) -> str:
+    """The answer to ``?``: the legal plays, or for a 1-2 turn with many, its 1-2 parts and an example."""
+    if len(plays) <= LIST_LIMIT or not any(p.double for p in plays):
+        return "Legal plays: " + ", ".join(p.notation for p in plays)
+    firsts = list(dict.fromkeys(p.parts[0].notation for p in plays))
+    example = next(p.notation for p in plays if p.double)
+    return (
+        f"Legal turns: {len(plays)}. Play the 1 and the 2 ({', '.join(firsts)}), then choose a double "
+        f"and play it, like {example}"
+    )
 
 
 def run_variant_play(
@@ -370,7 +429,7 @@ def watch_variant(
         if rows[0] < 0:
             print(f"{who} rolls {dice[0]}-{dice[1]}: no legal play\n", file=out)
         else:
-            text = play_notation(game, board, batch.steps_of(int(rows[0])))
+            text = row_notation(game, batch, int(rows[0]))
             print(f"{who} rolls {dice[0]}-{dice[1]} and plays {text}\n", file=out)
         out.flush()
         if delay > 0:
@@ -381,9 +440,10 @@ def watch_variant(
     while engine.running:
         finished += engine.step(show)
     last = finished[0]
-    on_roll = last.first ^ (last.plies % 2)  # the side on roll in the final position
-    print(draw_variant(last.final if on_roll == 0 else game.flip(last.final), game), file=out)
     points = last.points
+    # The final position is seen by the loser (on roll); a draw (plakoto) has no repeated turns.
+    on_roll = 1 if points > 0 else 0 if points < 0 else last.first ^ (last.plies % 2)
+    print(draw_variant(last.final if on_roll == 0 else game.flip(last.final), game), file=out)
     if points == 0:
         print("The game is a draw (both mothers pinned): 0 points.", file=out)
     else:
