@@ -65,7 +65,10 @@ R_NO_HIT_RUN = 4  # 1: a checker that hits in our home board stops there (tavla)
 R_FIRST_PASS = 5  # 1: no second checker leaves our start before the first passed theirs (fevga)
 R_QUARTER = 6  # 1: we may not hold all six points 19..24 (fevga)
 R_PRIME = 7  # 1: no six consecutive points unless an opposing checker is ahead of them (fevga)
-NUM_RULES = 8
+R_HEAD = (
+    8  # 1: at most one checker leaves our 24 (the head) per turn, two on a first 6-6, 4-4, 3-3 (long nardy)
+)
+NUM_RULES = 9
 
 CAPTURE_NONE = 0
 CAPTURE_HIT = 1
@@ -267,6 +270,9 @@ def _gen_roll(
     norders = 1 if double else 2
     hi = max(a, b)
     lo = min(a, b)
+    head = 0
+    if rules[R_HEAD] == 1:
+        head = 2 if double and root[24] == 15 and (a == 6 or a == 4 or a == 3) else 1
     n = 0
     nodes = 0
     for o in range(norders):
@@ -276,6 +282,11 @@ def _gen_roll(
             st[0, i] = root[i]
         for i in range(26):
             fr[0, i] = 0
+        if head > 0:
+            # A checker on slot s may move only while w[s] > frozen[s], so this lets at
+            # most `head` checkers leave the head; constant within the roll, so the
+            # transposition key needs no term for it.
+            fr[0, 24] = max(root[24] - head, 0)
         k = 0
         nexts[0] = 25
         while k >= 0:
@@ -499,6 +510,7 @@ def _rules(**kw: int) -> np.ndarray:
         "first_pass": R_FIRST_PASS,
         "quarter": R_QUARTER,
         "prime": R_PRIME,
+        "head": R_HEAD,
     }
     for k, v in kw.items():
         r[names[k]] = v
@@ -523,7 +535,7 @@ class Variant:
     """One game's rules as data (see the module docstring and ``docs/variants.md``).
 
     ``name`` is the game (``backgammon``, ``nackgammon``, ``portes``,
-    ``tavla``, ``plakoto``, ``fevga``); ``house`` the house rules on top of
+    ``tavla``, ``plakoto``, ``fevga``, ``long-nardy``); ``house`` the house rules on top of
     it (``no-cube``, ``no-forced-max``).  ``opening``: ``"play"`` (the
     opening roll's winner plays those two dice; ties rolled again) or
     ``"reroll"`` (the winner rolls again for the first turn, so doubles can
@@ -562,6 +574,7 @@ class Variant:
             and not r[R_FIRST_PASS]
             and not r[R_QUARTER]
             and not r[R_PRIME]
+            and not r[R_HEAD]
         )
 
     def generate(self, boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
@@ -658,6 +671,13 @@ VARIANTS: dict[str, Variant] = {
     "fevga": Variant(
         "fevga",
         _rules(rotate=1, capture=CAPTURE_NONE, block=1, first_pass=1, quarter=1, prime=1),
+        _start({24: 15}, {24: 15}, True),
+        opening="reroll",
+        max_result=2,
+    ),
+    "long-nardy": Variant(
+        "long-nardy",
+        _rules(rotate=1, capture=CAPTURE_NONE, block=1, prime=1, head=1),
         _start({24: 15}, {24: 15}, True),
         opening="reroll",
         max_result=2,
