@@ -9,20 +9,24 @@ measures both).  No search, no learning: the weights are round numbers
 chosen by hand and checked only by matches against the random player.
 
 The score is computed from the mover's side (results are seen by the
-opponent; :meth:`bgnet.variants.Variant.flip` turns them back), in pips,
-one term per idea:
+opponent; :meth:`bgnet.variants.Variant.flip` turns them back, except a
+result after which the mover rolls again, already seen by the mover), in
+pips, one term per idea:
 
 every game
     a won game: 1000 per point (a draw, which only plakoto's mother rule
-    makes and only from a bad position, 500); the pip lead; 3 per checker
-    borne off.
-hitting games (backgammon, nackgammon, portes, tavla)
+    makes and only from a bad position, 500); the pip lead (checkers on the
+    bar or waiting to enter count 25 pips each); 3 per checker borne off;
+    8 for a turn after which the mover rolls again (acey-deucey's 1-2
+    played in full: about the pips of one more roll).
+hitting games (backgammon, nackgammon, portes, tavla, acey-deucey)
     made points (4 in the home board, 2 on the bar point, 1 elsewhere) and
     primes (the square of the longest run of made points less one), our
     blots weighted by the chance of a shot from the opponent's checkers
-    within 12 pips (blocking ignored) times what a hit costs (the pips the
-    blot has travelled plus a tempo of 8), and 4 more per opposing checker
-    on the bar; in a race only the pips and the checkers off count.
+    within 12 pips (blocking ignored; the opponent's checkers on the bar or
+    waiting to enter shoot from its entry) times what a hit costs (the pips
+    the blot has travelled plus a tempo of 8), and 4 more per opposing
+    checker on the bar; in a race only the pips and the checkers off count.
 plakoto
     pins: 12 plus half the pinned checker's remaining journey for each of
     theirs we pin, the same against us for each of ours pinned; points we
@@ -30,7 +34,7 @@ plakoto
     unpinned blots times the chance to be pinned times 8 plus half their
     distance from home; our mother (a lone checker left on our 24-point)
     times 60 more.
-fevga
+fevga and long nardy (the games without hitting where both sides move the same way)
     each point we hold is worth 2; each opposing checker 1 to 6 pips
     behind one of our points along its way is blocked (+1 per such checker
     and point), ours behind theirs the same against us; checkers piled
@@ -42,13 +46,25 @@ from __future__ import annotations
 import numpy as np
 
 from bgnet.movegen import MoveBatch
-from bgnet.variants import CAPTURE_HIT, CAPTURE_PIN, PIN, R_CAPTURE, VSLOTS, Variant, widen
+from bgnet.variants import (
+    CAPTURE_HIT,
+    CAPTURE_PIN,
+    OUR_WAITING,
+    PIN,
+    R_CAPTURE,
+    THEIR_WAITING,
+    VSLOTS,
+    Variant,
+    widen,
+)
 
 __all__ = ["GreedyPlayer", "hit_chance"]
 
 WIN = 1000.0
 DRAW = 500.0
 OFF = 3.0
+AGAIN = 8.0
+ENTRY = 25  # the pips of a checker on the bar or waiting to enter
 POINTS = np.arange(1, 25)
 
 
@@ -113,7 +129,7 @@ class GreedyPlayer:
         rows = np.full(len(sizes), -1, dtype=np.int64)
         if not len(batch.positions):
             return rows
-        score = self.score(batch.positions)
+        score = self.score(batch.positions, getattr(batch, "again", None))
         has = np.flatnonzero(sizes > 0)
         starts = batch.offsets[has]
         best = np.maximum.reduceat(score, starts)
@@ -123,13 +139,19 @@ class GreedyPlayer:
         rows[has] = np.minimum.reduceat(np.where(score >= best[seg], index, len(score)), starts)
         return rows
 
-    def score(self, results: np.ndarray) -> np.ndarray:
-        """The mover's score of each result (results seen by the opponent, as generated)."""
+    def score(self, results: np.ndarray, again: np.ndarray | None = None) -> np.ndarray:
+        """The mover's score of each result (as generated: seen by the opponent, or by the mover where
+        ``again`` says it rolls again)."""
         r = np.asarray(results, dtype=np.int8)
         if r.shape[-1] != VSLOTS:
             r = widen(r)
         v = self.variant
         m = v.flip(r).astype(np.int64)  # the mover's side
+        repeat = np.zeros(len(r), dtype=bool) if again is None else np.asarray(again, dtype=bool)
+        if repeat.any():
+            m[repeat] = r[repeat]
+            r = r.copy()
+            r[repeat] = v.flip(r[repeat])  # every result seen by the opponent, for the end of the game
         capture = int(v.rules[R_CAPTURE])
         if capture == CAPTURE_HIT:
             s = self._hitting(m)
@@ -137,7 +159,7 @@ class GreedyPlayer:
             s = self._plakoto(m)
         else:
             s = self._fevga(m)
-        return s + self._ended(r)
+        return s + self._ended(r) + AGAIN * repeat
 
     # -- the terms -------------------------------------------------------------
 
@@ -156,7 +178,9 @@ class GreedyPlayer:
 
     def _common(self, m: np.ndarray, ours: np.ndarray, theirs_pips: np.ndarray) -> np.ndarray:
         """The pip lead and the checkers off (``ours``: our checkers per point 1..24, pinned included)."""
-        our_pips = (ours * POINTS).sum(1) + 25 * np.maximum(m[:, 25], 0)
+        our_pips = (ours * POINTS).sum(1) + ENTRY * (
+            np.maximum(m[:, 25], 0) + np.maximum(m[:, OUR_WAITING], 0)
+        )
         left = self.variant.checkers(m)[0]
         return (theirs_pips - our_pips) + OFF * (15 - left)
 
@@ -165,18 +189,22 @@ class GreedyPlayer:
         ours = np.maximum(pts, 0)
         theirs = np.maximum(-pts, 0)
         their_bar = np.maximum(-m[:, 0], 0)
-        their_pips = (theirs * (25 - POINTS)).sum(1) + 25 * their_bar
+        their_waiting = np.maximum(-m[:, THEIR_WAITING], 0)
+        their_pips = (theirs * (25 - POINTS)).sum(1) + ENTRY * (their_bar + their_waiting)
         s = self._common(m, ours, their_pips).astype(np.float64)
         # Contact: one of our checkers still has an opposing one ahead of it.
-        our_back = np.where(m[:, 25] > 0, 25, np.where(ours > 0, POINTS, 0).max(1))
-        their_back = np.where(their_bar > 0, 0, np.where(theirs > 0, POINTS, 25).min(1))
+        our_entry = (m[:, 25] > 0) | (m[:, OUR_WAITING] > 0)
+        our_back = np.where(our_entry, 25, np.where(ours > 0, POINTS, 0).max(1))
+        their_back = np.where(
+            (their_bar > 0) | (their_waiting > 0), 0, np.where(theirs > 0, POINTS, 25).min(1)
+        )
         contact = our_back > their_back
         made = ours >= 2
         weights = np.ones(24)
         weights[:6] = 4.0
         weights[6] = 2.0
         shape = (made * weights).sum(1) + (np.maximum(_longest_run(made) - 1, 0) ** 2)
-        shooters = np.concatenate([(their_bar > 0)[:, None], theirs > 0], axis=1)
+        shooters = np.concatenate([((their_bar + their_waiting) > 0)[:, None], theirs > 0], axis=1)
         shots = hit_chance(ours == 1, shooters)
         blots = (shots * (25 - POINTS + 8)).sum(1)
         positional = shape - blots + 4.0 * their_bar

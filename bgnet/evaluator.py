@@ -7,9 +7,12 @@ Perspectives (the convention of all of bgnet)
   probabilities **for that side** (win, win gammon, win backgammon, lose
   gammon, lose backgammon; see :mod:`bgnet.probabilities`).
 * A :class:`~bgnet.movegen.MoveBatch` holds the results of rolls, each
-  **seen by the opponent, now on roll**.  :meth:`Evaluator.rank` returns,
-  for every result row, the probabilities **for the mover** (the side that
-  played the roll), i.e. the flip of the result's own probabilities.
+  **seen by the side on roll next**: the opponent, or the mover itself
+  when the row's ``again`` is true (acey-deucey's 1-2: the mover rolls
+  again).  :meth:`Evaluator.rank` returns, for every result row, the
+  probabilities **for the mover** (the side that played the roll): the
+  flip of the result's own probabilities, or those probabilities as they
+  are for a row with ``again`` (:func:`for_mover`).
 * :meth:`Evaluator.choose` returns, per roll, the absolute row of the
   mover's best result (-1 when the roll has no legal play).
 
@@ -25,8 +28,9 @@ over the 21 rolls weighted by :data:`~bgnet.dice.ROLL_WEIGHTS`, of the value
 for S of the result S plays with that roll: S's plays of the roll are ranked
 at ply n - 1 (with the ``inner`` move filters, below) and the best for S is
 taken, its (n-1)-ply value (a value for the opponent, now on roll) flipped
-back to S.  A roll with no legal play passes: the result is ``flip(P)`` with
-the opponent on roll, valued at ply n - 1.  Finished games and positions
+back to S (not flipped when S rolls again: the value is already S's).  A
+roll with no legal play passes: the result is ``flip(P)`` with the opponent
+on roll, valued at ply n - 1.  Finished games and positions
 the bearoff database covers are exact and never searched, at every ply.
 So the 1-ply value is the average over the rolls of the best 0-ply reply's
 value, flipped; the 2-ply value averages, over S's rolls, the 1-ply value
@@ -64,7 +68,8 @@ from :meth:`~bgnet.variants.Variant.result` (:func:`variant_final_probabilities`
 a plakoto draw is win = 0.5, the rest 0), plays come from
 :meth:`~bgnet.variants.Variant.generate`, and there is no bearoff database
 and no race network (their inputs are backgammon's).  The n-ply search is
-the same code.
+the same code; a game with repeated turns (acey-deucey) is searched over
+:meth:`~bgnet.variants.Variant.generate`'s whole turns.
 
 Everything is batched: the M x 21 (position, roll) pairs of an n-ply
 evaluation are generated in one stream of :class:`~bgnet.movegen.MoveGenerator`
@@ -109,6 +114,7 @@ __all__ = [
     "MoveFilter",
     "NO_FILTER",
     "NetEvaluator",
+    "for_mover",
     "segment_argmin",
     "variant_final_probabilities",
 ]
@@ -116,6 +122,14 @@ __all__ = [
 _ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
 _CHUNK = 1 << 16
 """Rows per network forward (and capacity of the move generators' buffers)."""
+_TURN_INPUTS = 256
+"""Inputs per :meth:`Variant.generate` call in the search of a game with repeated turns (a 1-2 of
+acey-deucey has hundreds of whole turns)."""
+
+
+def _repeats(variant: Variant) -> bool:
+    """Whether ``variant`` has repeated turns (acey-deucey's 1-2), so its search needs whole turns."""
+    return variant.name == "acey-deucey"
 
 
 @dataclass(frozen=True)
@@ -227,10 +241,38 @@ def segment_argmin(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return rows
 
 
+def _mover_equity(theirs: np.ndarray, again: np.ndarray | None) -> np.ndarray:
+    """The mover's equity of results valued for their side on roll (negated unless it rolls again)."""
+    value = -equity(theirs)
+    if again is not None:
+        value[again] = -value[again]
+    return value
+
+
 def _segment_best_rows(values: np.ndarray, plies: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     rows = np.empty(len(offsets) - 1, dtype=np.int64)
     _segment_best(np.ascontiguousarray(values), plies, np.asarray(offsets, dtype=np.int64), rows)
     return rows
+
+
+def for_mover(theirs: np.ndarray, again: np.ndarray | None) -> np.ndarray:
+    """The mover's probabilities of results valued for their side on roll (``theirs``, (N, 5)).
+
+    The side on roll of a result is the opponent (flip) unless the row's
+    ``again`` is true (the mover rolls again: its own value, as it is).
+    """
+    out = flip_probs(theirs)
+    if again is not None and again.any():
+        out[again] = theirs[again]
+    return out
+
+
+def _again(batch: MoveBatch) -> np.ndarray | None:
+    """The batch's ``again`` flags when any row has one (games with repeated turns), else None."""
+    again = getattr(batch, "again", None)
+    if again is None or not np.any(again):
+        return None
+    return np.asarray(again, dtype=bool)
 
 
 def variant_final_probabilities(variant: Variant, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -379,20 +421,30 @@ class Evaluator:
         return gen
 
     def _chunks(self, ply: int, boards: np.ndarray, dice: np.ndarray):
-        """The move generator's chunks ``(lo, hi, offsets, positions, steps)`` for this evaluator's game."""
+        """The legal results ``(lo, hi, batch)`` of inputs ``lo:hi``, chunk by chunk, for this game.
+
+        Games with repeated turns go through :meth:`Variant.generate` (whole
+        turns, with their ``again`` flags), :data:`_TURN_INPUTS` inputs at a time.
+        """
         variant = self.variant
         if variant is None:
-            yield from self._generator(ply).chunks(boards, dice)
+            for lo, hi, offsets, positions, steps in self._generator(ply).chunks(boards, dice):
+                yield lo, hi, MoveBatch(offsets, positions, steps)
         elif variant.standard:
             # The game's moves are backgammon's: the fast generator, its results widened.
             narrow = np.ascontiguousarray(boards[:, :NUM_SLOTS])
             for lo, hi, offsets, positions, steps in self._generator(ply).chunks(narrow, dice):
-                yield lo, hi, offsets, widen(positions), steps
+                yield lo, hi, MoveBatch(offsets, widen(positions), steps)
+        elif _repeats(variant):
+            for lo in range(0, len(boards), _TURN_INPUTS):
+                hi = min(lo + _TURN_INPUTS, len(boards))
+                yield lo, hi, variant.generate(boards[lo:hi], dice[lo:hi])
         else:
             gen = self._vgens.get(ply)
             if gen is None:
                 gen = self._vgens[ply] = VariantGenerator(_CHUNK)
-            yield from gen.chunks(boards, dice, variant.rules)
+            for lo, hi, offsets, positions, steps in gen.chunks(boards, dice, variant.rules):
+                yield lo, hi, MoveBatch(offsets, positions, steps)
 
     def _lookahead(self, boards: np.ndarray, ply: int) -> np.ndarray:
         """The ``ply``-ply (>= 1) value of unfinished, uncovered boards, for their side on roll."""
@@ -400,34 +452,36 @@ class Evaluator:
         k = len(ALL_ROLLS)
         pairs = np.repeat(boards, k, axis=0)
         dice = np.tile(_ROLL_DICE, (m, 1))
-        # Per (board, roll): the probabilities of the result played, for the opponent on roll.
-        theirs = np.empty((m * k, 5), dtype=np.float32)
+        # Per (board, roll): the probabilities of the result played, for the mover.
+        ours = np.empty((m * k, 5), dtype=np.float32)
         passed = []
-        for lo, hi, offsets, positions, steps in self._chunks(ply, pairs, dice):
-            results, plies = self._rank(MoveBatch(offsets, positions, steps), ply - 1, self.inner, full=True)
-            # The mover's best: deepest evaluated, then the lowest equity for the opponent.
-            rows = _segment_best_rows(-equity(results), plies, offsets)
+        for lo, hi, batch in self._chunks(ply, pairs, dice):
+            results, plies = self._rank(batch, ply - 1, self.inner, full=True)
+            again = _again(batch)
+            # The mover's best: deepest evaluated, then the highest equity for the mover.
+            rows = _segment_best_rows(_mover_equity(results, again), plies, batch.offsets)
             moved = rows >= 0
-            theirs[lo:hi][moved] = results[rows[moved]]
+            ours[lo:hi][moved] = for_mover(
+                results[rows[moved]], None if again is None else again[rows[moved]]
+            )
             passed.append(lo + np.flatnonzero(~moved))
         passes = np.concatenate(passed) if passed else np.empty(0, dtype=np.int64)
         if len(passes):
             # No legal play: the opponent is on roll in the same position.
-            theirs[passes] = self.probabilities(self.flip(pairs[passes]), ply - 1)
-        ours = flip_probs(theirs).reshape(m, k, 5).astype(np.float64)
-        return np.einsum("mkj,k->mj", ours, ROLL_WEIGHTS.astype(np.float64)).astype(np.float32)
+            ours[passes] = flip_probs(self.probabilities(self.flip(pairs[passes]), ply - 1))
+        weighted = ours.reshape(m, k, 5).astype(np.float64)
+        return np.einsum("mkj,k->mj", weighted, ROLL_WEIGHTS.astype(np.float64)).astype(np.float32)
 
     # -- plays --------------------------------------------------------------
 
     def _rank(
         self, batch: MoveBatch, ply: int, filters: Filters, full: bool
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(probabilities **of each result**, for the opponent on roll; the ply of each) of every row.
+        """(probabilities **of each result**, for its side on roll; the ply of each) of every row.
 
-        See :meth:`rank` (which flips them to the mover).  The mover's equity
-        of a row is ``-equity`` of its probabilities.  With ``full=False`` a
-        roll left with a single candidate is not evaluated deeper (enough to
-        choose, not to value).
+        See :meth:`rank` (which turns them to the mover's, :func:`for_mover`).
+        With ``full=False`` a roll left with a single candidate is not
+        evaluated deeper (enough to choose, not to value).
         """
         offsets = np.asarray(batch.offsets, dtype=np.int64)
         positions = batch.positions
@@ -435,6 +489,7 @@ class Evaluator:
         plies = np.zeros(len(positions), dtype=np.int64)
         if ply == 0 or len(positions) == 0:
             return theirs, plies
+        again = _again(batch)
         alive = np.ones(len(positions), dtype=bool)
         order = np.empty(int(np.diff(offsets).max()), dtype=np.int64)
         done = 0
@@ -447,7 +502,7 @@ class Evaluator:
                 theirs[rows] = self.probabilities(positions[rows], level)
                 plies[rows] = level
                 done = level
-            _filter(-equity(theirs), alive, offsets, f.accept, f.keep, f.window, order)
+            _filter(_mover_equity(theirs, again), alive, offsets, f.accept, f.keep, f.window, order)
         if not full:
             cum = np.concatenate(([0], np.cumsum(alive)))
             counts = cum[offsets[1:]] - cum[offsets[:-1]]
@@ -497,7 +552,7 @@ class Evaluator:
         if ply < 0:
             raise ValueError(f"ply must be >= 0, got {ply}")
         theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), True)
-        probs = flip_probs(theirs)
+        probs = for_mover(theirs, _again(batch))
         return (probs, plies) if with_plies else probs
 
     def choose(
@@ -514,10 +569,16 @@ class Evaluator:
         leaves a single play is not evaluated deeper.  ``player`` is unused
         (the :data:`bgnet.lockstep.Chooser` signature).
         """
+        again = _again(batch)
         if ply == 0:
-            return segment_argmin(equity(self.probabilities(batch.positions)), batch.offsets)
+            # The lowest equity for the side on roll next is the mover's best (its highest where it
+            # rolls again).
+            value = equity(self.probabilities(batch.positions))
+            if again is not None:
+                value[again] = -value[again]
+            return segment_argmin(value, batch.offsets)
         theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), False)
-        return _segment_best_rows(-equity(theirs), plies, batch.offsets)
+        return _segment_best_rows(_mover_equity(theirs, again), plies, batch.offsets)
 
     def chooser(
         self, ply: int = 0, filters: Filters | None = None

@@ -7,7 +7,11 @@ positions, for instance), applies the choices and returns the games that
 ended.  A finished slot starts a new game until ``games`` have been started.
 
 Player 0 and player 1 alternate by the opening roll; positions are always
-stored seen from the side on roll (``bgnet.position`` convention).
+stored seen from the side on roll (``bgnet.position`` convention).  A row
+whose ``batch.again`` is true (acey-deucey's 1-2: the mover rolls again)
+keeps the mover on roll: its position is already seen by the mover and is
+played from as it is.  So sides need not alternate ply by ply; a
+:class:`FinishedGame` says who was on roll at every ply (``movers``).
 
 Dice come from the ``rng`` shared by all games (:mod:`bgnet.dice`), or,
 with ``dice=`` (a :data:`GameDice`), from a sequence fixed per game number:
@@ -61,9 +65,13 @@ class FinishedGame:
     (``history[0]`` is the opening position of the player who moved first);
     ``final`` is the terminal position, seen by the loser (on roll).
     ``points`` is player 0's score (+-1, 2, 3; 0 for a draw); ``first`` is the player who
-    moved first, so ``history[t]`` belongs to player ``first`` when ``t`` is
-    even.  ``game`` is the game's number in the order games started (0, 1,
+    moved first.  ``game`` is the game's number in the order games started (0, 1,
     ...) and ``plies`` the number of plies played.
+
+    ``movers[t]`` is the player on roll at ply ``t`` (``t = 0 .. plies``; the
+    last entry is the side on roll in ``final``).  Without ``movers`` (a game
+    built by hand) the sides alternate from ``first``, as they do in every
+    game without a repeated turn; :meth:`on_roll` gives the array either way.
     """
 
     history: np.ndarray
@@ -72,6 +80,19 @@ class FinishedGame:
     first: int
     game: int = -1
     plies: int = 0
+    movers: np.ndarray | None = None
+
+    def on_roll(self) -> np.ndarray:
+        """The player on roll at each ply ``0 .. plies`` (the last: the loser, on roll in ``final``)."""
+        if self.movers is not None:
+            return self.movers
+        plies = max(self.plies, len(self.history))
+        return (self.first + np.arange(plies + 1)) % 2
+
+    def same_side(self) -> np.ndarray:
+        """``same[t]``: ply ``t + 1`` (or the final position) has the side on roll of ply ``t``."""
+        sides = self.on_roll()
+        return sides[1:] == sides[:-1]
 
 
 class Lockstep:
@@ -109,6 +130,7 @@ class Lockstep:
         self.plies = np.zeros(self.slots, dtype=np.int64)
         self.active = np.zeros(self.slots, dtype=bool)
         self.history = np.zeros((self.slots, max_plies, width), dtype=np.int8) if record else None
+        self.movers = np.zeros((self.slots, max_plies + 1), dtype=np.int8)
         for i in range(self.slots):
             self._new_game(i)
 
@@ -151,6 +173,7 @@ class Lockstep:
         idx = np.flatnonzero(self.active)
         if self.history is not None:  # recording
             self.history[idx, self.plies[idx]] = self.boards[idx]
+        self.movers[idx, self.plies[idx]] = self.player[idx]
         boards, dice = self.boards[idx], self.dice[idx]
         variant = self.variant
         batch = generate(boards, dice) if variant is None else variant.generate(boards, dice)
@@ -160,9 +183,20 @@ class Lockstep:
         new[moved] = batch.positions[rows[moved]]
         unmoved = self.boards[idx[~moved]]
         new[~moved] = flip(unmoved) if variant is None else variant.flip(unmoved)
+        again = np.zeros(len(idx), dtype=bool)
+        flags = getattr(batch, "again", None)
+        if flags is not None and variant is not None:
+            again[moved] = flags[rows[moved]]
+            # A play that bears off the mover's last checker ends the game: no roll follows, and the
+            # final position is seen by the loser.
+            over = again & (variant.checkers(new)[0] == 0)
+            if over.any():
+                new[over] = variant.flip(new[over])
+                again &= ~over
         self.boards[idx] = new
-        self.player[idx] ^= 1
+        self.player[idx] ^= (~again).astype(np.int64)
         self.plies[idx] += 1
+        self.movers[idx, self.plies[idx]] = self.player[idx]
         if self.rolls is None:
             self.dice[idx] = rolls(self.rng, len(idx))
         else:
@@ -203,6 +237,7 @@ class Lockstep:
                     int(self.first[i]),
                     int(self.game[i]),
                     int(self.plies[i]),
+                    self.movers[i, : self.plies[i] + 1].copy(),
                 )
             )
             self._new_game(i)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from bgnet.game import final_probabilities
+from bgnet.lockstep import FinishedGame
 from bgnet.position import Position
 from bgnet.probabilities import flip as flip_probs
 from bgnet_training.td import lambda_returns
@@ -56,3 +57,30 @@ def test_final_probabilities_of_single_gammon_and_backgammon_losses():
     over, probs = final_probabilities(boards)
     assert over.tolist() == [True, True, True, False]
     assert probs.tolist() == [[0, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 1], [0, 0, 0, 0, 0]]
+
+
+def test_a_repeated_turn_is_not_flipped_matches_the_hand_computation():
+    # Position 2 has the side on roll of position 1 (it rolled again): G1 = R2, not flip(R2).
+    # G2 = flip(z) = (1, 1, 0, 0, 0);  R2 = .5 V2 + .5 G2 = (.65, .55, 0, .1, .025);  G1 = R2
+    # R1 = .5 V1 + .5 G1 = (.625, .375, 0, .1, .0125);  G0 = flip(R1) = (.375, .1, .0125, .375, 0)
+    values = np.array([[[9, 9, 9, 9, 9], V1, V2]], dtype=np.float64)
+    same = np.array([[False, True, False]])
+    got = lambda_returns(values, np.array([3]), np.array([Z]), 0.5, same)[0]
+    expected = [[0.375, 0.1, 0.0125, 0.375, 0.0], [0.65, 0.55, 0.0, 0.1, 0.025], [1, 1, 0, 0, 0]]
+    assert got == pytest.approx(np.array(expected))
+    # Monte Carlo: positions 1 and 2 belong to the side that won the gammon, position 0 to the loser.
+    mc = lambda_returns(values, np.array([3]), np.array([Z]), 1.0, same)[0]
+    assert mc == pytest.approx(np.array([[0, 0, 0, 1, 0], [1, 1, 0, 0, 0], [1, 1, 0, 0, 0]]))
+    # No repeated turn (all False) is the alternating chain.
+    assert lambda_returns(values, np.array([3]), np.array([Z]), 0.5, np.zeros((1, 3), bool))[
+        0
+    ] == pytest.approx(chain(0.5))
+
+
+def test_a_finished_game_says_who_is_on_roll_at_every_ply():
+    hist = np.zeros((4, 26), np.int8)
+    alternating = FinishedGame(hist, hist[0], 1, first=1, plies=4)
+    assert alternating.on_roll().tolist() == [1, 0, 1, 0, 1] and not alternating.same_side().any()
+    # Player 0 rolled again after ply 1: plies 1 and 2 are both player 0's.
+    again = FinishedGame(hist, hist[0], 1, first=1, plies=4, movers=np.array([1, 0, 0, 1, 0], np.int8))
+    assert again.same_side().tolist() == [False, True, False, False]

@@ -115,9 +115,10 @@ def training_targets(
 
     ``target="td"``: the lambda-returns of each game (``bgnet_training.td``);
     ``"ply1"``: the 1-ply value of each position (the average over the 21
-    rolls of the mover's best 0-ply reply, flipped back), the search-bootstrapped
-    target.  Values come from the evaluator as it plays: exact where the
-    game is over or the bearoff database covers the position.
+    rolls of the mover's best 0-ply reply, flipped back unless the mover rolls
+    again), the search-bootstrapped target.  Across a repeated turn (a
+    game's ``same_side``) the TD targets are not flipped.  Values come from
+    the evaluator as it plays: exact where the game is over or the bearoff database covers the position.
     """
     lengths = np.array([len(g.history) for g in games])
     boards = np.concatenate([g.history for g in games])
@@ -128,7 +129,10 @@ def training_targets(
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
     values[valid] = flat
     _, finals = evaluator.finished(np.stack([g.final for g in games]))
-    return boards, flat, lambda_returns(values, lengths, finals, lam)[valid]
+    same = np.zeros((len(games), lengths.max()), dtype=bool)
+    for k, g in enumerate(games):
+        same[k, : lengths[k]] = g.same_side()[: lengths[k]]
+    return boards, flat, lambda_returns(values, lengths, finals, lam, same if same.any() else None)[valid]
 
 
 def fit(
