@@ -34,7 +34,7 @@ from bgnet_training.workers import SelfPlayWorker
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "bgnet" / "networks" / "variants"
-GAMES = ("portes", "tavla", "plakoto", "fevga")
+GAMES = ("portes", "tavla", "plakoto", "fevga", "long-nardy")
 
 
 def board(ours: dict[int, int], theirs: dict[int, int], pins: dict[int, int] | None = None) -> np.ndarray:
@@ -240,7 +240,7 @@ def tiny_config(game: str, **changes):
     return make_config({**TINY, "name": game, "variant": game, "encoder": encoder, **changes})
 
 
-@pytest.mark.parametrize("name", ["plakoto", "fevga"])
+@pytest.mark.parametrize("name", ["plakoto", "fevga", "long-nardy"])
 def test_a_short_variant_run_trains_checkpoints_and_resumes(tmp_path, name):
     st = Trainer(tiny_config(name), tmp_path, progress=False).run()
     assert st.games == 200 and st.positions > 200 * 20
