@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "bgnet.variants",
             "bgnet.match",
             "bgnet.game",
+            "bgnet.variant_game",
             "bgnet.lockstep",
         },
     ),

@@ -262,3 +262,76 @@ def test_the_analysis_page_shows_the_ranking_and_the_cube_decision(browser, url,
     box.send_keys("not-a-position")
     browser.find_element(By.ID, "go").click()
     WebDriverWait(browser, 30).until(lambda d: "Position ID" in d.find_element(By.ID, "error").text)
+
+
+# -- the variants: pins, same-direction games, the legal plays list --------------------------------
+
+
+def variant_step(board: np.ndarray, src: int, dst: int, capture: str) -> np.ndarray:
+    """The person's variant board (52 slots, their view) after one checker step, by the rules of the
+    docs (written here again, independently of the page): a hit sends a lone checker to the bar, a pin
+    keeps it under ours (slot 25 + p), leaving a pinning point frees it."""
+    b = board.copy()
+    b[src] -= 1
+    if 1 <= src <= 24 and b[src] == 0 and b[25 + src] < 0:
+        b[src], b[25 + src] = -1, 0
+    if dst > 0:
+        if b[dst] == -1 and b[25 + dst] == 0 and capture == "hit":
+            b[dst], b[0] = 0, b[0] - 1
+        elif b[dst] == -1 and b[25 + dst] == 0 and capture == "pin":
+            b[dst], b[25 + dst] = 0, -1
+        b[dst] += 1
+    return b
+
+
+@pytest.fixture(scope="module")
+def variant_url(bot):
+    with serving(create_app(bot, variant_bot="greedy")) as base:
+        yield base
+
+
+@pytest.mark.parametrize("label, seed", [("plakoto", 4), ("fevga", 9)])
+def test_a_whole_variant_game_played_by_clicks(browser, variant_url, label, seed):
+    from bgnet.variant_format import legal_variant_plays
+    from bgnet.variants import variant
+
+    game = variant(label)
+    rng = np.random.default_rng(seed)
+    browser.get(f"{variant_url}/static/style.css")  # the same origin: this tab's session is forgotten
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(f"{variant_url}/?speed=0&seed={seed}&variant={label}")
+    moves = pins = 0
+    for _ in range(400):
+        state = wait_ready(browser)
+        assert state["variant"] == label and shown_board(browser) == state["board"]
+        if state["phase"] == "over":
+            break
+        board = np.array(state["board"], dtype=np.int8)
+        if (board[26:50] != 0).any():  # a pinned checker is drawn, in its owner's colour
+            pins += 1
+            drawn = browser.find_elements(By.CSS_SELECTOR, "circle.pinned")
+            assert len(drawn) == int((board[26:50] != 0).sum())
+        plays = legal_variant_plays(game, board, Dice.of(*state["dice"]))
+        play = plays[int(rng.integers(len(plays)))]
+        if moves % 5 == 4:  # now and then from the list of legal plays instead of clicks
+            browser.find_element(By.CSS_SELECTOR, f"#legalplays option[value='{play.notation}']").click()
+            browser.find_element(By.ID, "playlegal").click()
+            moves += 1
+            continue
+        partial = board
+        for f, t in play.steps:
+            click(browser, f)
+            click(browser, t)
+            partial = variant_step(partial, f, t, state["rules"]["capture"])
+            assert shown_board(browser) == partial.tolist(), f"after {f}/{t} of {play.notation}"
+        assert partial.tolist() == game.flip(play.position).tolist()
+        browser.find_element(By.ID, "confirm").click()
+        moves += 1
+    else:
+        raise AssertionError("the game did not end")
+    assert state["result"]["text"] in browser.find_element(By.ID, "status").text
+    assert moves >= 5
+    if label == "plakoto":
+        assert pins, "no pin was ever on the board: the drawing of pins went untested"
+    log = browser.find_element(By.ID, "log").text
+    assert f"({label})" in log and "bgnet rolls" in log

@@ -2,11 +2,16 @@
 
 ::
 
-    bgnet web [--host 127.0.0.1] [--port 8080] [--ply N] [--checkpoint P]
+    bgnet web [--host 127.0.0.1] [--port 8080] [--ply N] [--checkpoint P] [--variant LABEL] [--bot SPEC]
 
 Serves the play page (``/``), the analysis page (``/analysis``) and the JSON
 API (:mod:`bgnet.web.app`) with uvicorn; prints the URL.  Needs the ``web``
 extra (``pip install 'bgnet[web]'``).  Games live in memory.
+
+``--variant LABEL`` makes new sessions games of that variant (``plakoto``,
+``fevga``, ``tavli``, ...; the page's form can still choose another game),
+each played by ``--bot SPEC`` or the game's default bot (as ``bgnet play
+--variant``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ def url_of(host: str, port: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     check_ply(args.ply)
+    if args.variant is not None:
+        from bgnet.commands.variant_play import match_games
+
+        match_games(args.variant)  # an unknown game or house rule: one line, before anything loads
     _check_port(args.host, args.port)
     try:
         import uvicorn
@@ -58,10 +67,14 @@ def run(args: argparse.Namespace) -> int:
     from bgnet.players import NetPlayer  # its network loads torch: here, not at start-up
 
     bot = NetPlayer.from_checkpoint(args.checkpoint, ply=args.ply)
-    app = create_app(bot)
+    app = create_app(bot, variant=args.variant, variant_bot=args.bot)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
-    print(f"bgnet web: {url_of(args.host, args.port)}  (bot at {args.ply}-ply; Ctrl-C stops it)", flush=True)
+    game = f"; new sessions play {args.variant}" if args.variant else ""
+    print(
+        f"bgnet web: {url_of(args.host, args.port)}  (bot at {args.ply}-ply{game}; Ctrl-C stops it)",
+        flush=True,
+    )
     server.run()
     return 0
 
@@ -85,5 +98,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "the analysis page chooses its own",
     )
     p.add_argument("--checkpoint", metavar="PATH", help="the network (default: the shipped one)")
+    p.add_argument(
+        "--variant",
+        metavar="LABEL",
+        help="the game of new sessions: a variant (portes, tavla, plakoto, fevga, nackgammon, ... with "
+        "house rules +no-cube, +no-forced-max) or tavli (portes, plakoto, fevga in turn); default backgammon",
+    )
+    p.add_argument(
+        "--bot",
+        metavar="SPEC",
+        help="the bot of variant sessions (bgnet[:ply=N], greedy, random); default: the game's shipped "
+        "network at 1-ply, else greedy",
+    )
     p.set_defaults(func=run)
     return p

@@ -14,7 +14,13 @@ API (every answer JSON; bad input a 4xx with ``{"error": "..."}``):
                                            IDs (Position ID, Match ID, XGID) of a pasted position;
                                            ``?board=`` 26 counts: a position set up by hand
 ``POST /api/games``                        a new session: ``{"length": 0 | N, "jacoby", "beavers",
-                                           "seed"}``; returns its state, with ``id``
+                                           "seed", "variant"}``; returns its state, with ``id``;
+                                           ``variant`` (``plakoto``, ``tavli``, ...; default the
+                                           server's ``--variant``) plays a variant game
+                                           (:mod:`bgnet.web.variant_session`: no cube; actions
+                                           ``move`` and ``next``)
+``GET /api/variants``                      the games a session may play (``backgammon``, the variants,
+                                           ``tavli``) and the server's default
 ``GET /api/games/{id}``                    the session's state (see :meth:`WebGame.state`)
 ``POST /api/games/{id}/{action}``          ``roll``, ``double``, ``take``, ``drop``, ``beaver``,
                                            ``move`` (``{"play": "24/18 13/11"}``), ``resign``
@@ -47,12 +53,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bgnet.commands.analyze import analyze, parse_input
+from bgnet.commands.variant_play import TAVLI_POINTS, default_bot_spec, match_games
 from bgnet.errors import BgnetError
 from bgnet.formats import Xgid, match_id, parse_position, position_id
 from bgnet.game import GameError
-from bgnet.players import MAX_PLY, NetPlayer
+from bgnet.players import MAX_PLY, NetPlayer, Player, make_player
 from bgnet.position import Position, check_in_play
+from bgnet.variants import VARIANTS
 from bgnet.web.session import ACTIONS, WebGame
+from bgnet.web.variant_session import VariantWebGame
 
 __all__ = ["MAX_SESSIONS", "create_app", "ids_of"]
 
@@ -123,13 +132,33 @@ def ids_of(position, info) -> dict:
     return out
 
 
-def create_app(bot: NetPlayer) -> Starlette:
-    """The app, with ``bot`` (its network and ply) playing every session and analysing."""
-    sessions: OrderedDict[str, WebGame] = OrderedDict()
+def create_app(bot: NetPlayer, variant: str | None = None, variant_bot: str | None = None) -> Starlette:
+    """The app, with ``bot`` (its network and ply) playing every backgammon session and analysing.
+
+    ``variant``: the game of sessions started without one (None: backgammon);
+    ``variant_bot``: the bot spec of variant sessions
+    (:func:`bgnet.players.make_player`; default the game's
+    :func:`~bgnet.commands.variant_play.default_bot_spec`), built once per game.
+    """
+    sessions: OrderedDict[str, WebGame | VariantWebGame] = OrderedDict()
     sessions_lock = threading.Lock()
     eval_lock = threading.Lock()  # one network, shared: one evaluation at a time
+    bots: dict[str, Player] = {}
+    if variant is not None:
+        match_games(variant)  # an unknown label fails here, before serving
 
-    def session(request: Request) -> WebGame:
+    def variant_session(label: str, length: int, seed: int | None) -> VariantWebGame:
+        games = match_games(label)
+        players = []
+        for g in games:
+            if g.label not in bots:
+                bots[g.label] = make_player(variant_bot or default_bot_spec(g.label), variant=g)
+            players.append(bots[g.label])
+        if label.split("+")[0].strip().lower() == "tavli" and not length:
+            length = TAVLI_POINTS
+        return VariantWebGame(label, games, players, length, seed=seed, lock=eval_lock)
+
+    def session(request: Request) -> WebGame | VariantWebGame:
         sid = request.path_params["sid"]
         with sessions_lock:
             web = sessions.get(sid)
@@ -216,9 +245,21 @@ def create_app(bot: NetPlayer) -> Starlette:
                 raise ApiError(400, f"{k} must be true or false, got {v!r}")
             if v and length:
                 raise ApiError(400, f"{k} applies to money play (length 0), not to a {length}-point match")
-        web = await run_in_threadpool(
-            lambda: WebGame(bot, length, seed=seed, lock=eval_lock, **flags)  # the bot may move first
-        )
+        label = body.get("variant", variant)
+        if label is not None and not isinstance(label, str):
+            raise ApiError(400, f'variant must be a game\'s label like "plakoto", got {label!r}')
+        if label is not None and label.strip().lower() == "backgammon":
+            label = None
+        if label is not None:
+            if any(flags.values()):
+                raise ApiError(400, "jacoby and beavers are cube rules: the variant games have no cube")
+            web: WebGame | VariantWebGame = await run_in_threadpool(
+                lambda: variant_session(label, length, seed)  # the bot may move first
+            )
+        else:
+            web = await run_in_threadpool(
+                lambda: WebGame(bot, length, seed=seed, lock=eval_lock, **flags)  # the bot may move first
+            )
         sid = secrets.token_urlsafe(12)
         with sessions_lock:
             sessions[sid] = web
@@ -226,7 +267,10 @@ def create_app(bot: NetPlayer) -> Starlette:
                 sessions.popitem(last=False)
         return JSONResponse({"id": sid, **web.state()}, status_code=201)
 
-    def locked(web: WebGame, fn):
+    async def api_variants(request: Request) -> Response:
+        return JSONResponse({"default": variant or "backgammon", "games": [*VARIANTS, "tavli"]})
+
+    def locked(web: WebGame | VariantWebGame, fn):
         """``fn()`` holding the session's lock, in a worker thread (a bot's move may hold it a while)."""
 
         def run():
@@ -295,6 +339,7 @@ def create_app(bot: NetPlayer) -> Starlette:
         Route("/api/analyze", api_analyze),
         Route("/api/position", api_position),
         Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/variants", api_variants),
         Route("/api/games/{sid}", game_state),
         Route("/api/games/{sid}/hint", game_hint),
         Route("/api/games/{sid}/mat", game_mat),
