@@ -423,6 +423,12 @@ class MoveBatch:
     before the move (from the mover) and ``dice[i]`` its roll; :func:`generate`
     fills them, a batch built by hand from buffers may leave them None.
 
+    ``doubles`` and ``again`` (None in every game but acey-deucey) describe
+    whole turns with a choice inside (:meth:`bgnet.variants.Variant.generate`):
+    per row the double chosen after a 1-2 (0: none) and whether the mover
+    rolls again (its result is then seen by the mover, not flipped); such
+    batches have more step columns (unused -1).
+
     :meth:`steps_of` turns a row into its steps and :meth:`input_of` into its
     input; :func:`bgnet.notation.play_of` makes the :class:`Play` of a row
     (with its gnubg notation, which belongs to the formats layer).
@@ -433,6 +439,8 @@ class MoveBatch:
     steps: np.ndarray
     boards: np.ndarray | None = None
     dice: np.ndarray | None = None
+    doubles: np.ndarray | None = None
+    again: np.ndarray | None = None
 
     def __len__(self) -> int:
         """The number of inputs (rolls)."""
@@ -463,6 +471,8 @@ class MoveBatch:
             self.steps[rows],
             None if self.boards is None else self.boards[keep],
             None if self.dice is None else self.dice[keep],
+            None if self.doubles is None else self.doubles[rows],
+            None if self.again is None else self.again[rows],
         )
         return sub, rows
 

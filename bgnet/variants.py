@@ -55,6 +55,8 @@ VSLOTS = 52
 PIN = 25  # the pin of point p is slot PIN + p
 OUR_WAITING = 50
 THEIR_WAITING = 51
+VMAX_STEPS = 10  # the step columns of acey-deucey's batches: a European 1-2 turn's 2 + 4 + 4
+WAITING_STEP = 26  # the source of an entering step in ``steps`` (a checker that waited to enter)
 
 # Indices of Variant.rules (an int64 array the kernel reads).
 R_ROTATE = 0  # 1: both sides move the same way (flip by rotation)
@@ -68,7 +70,14 @@ R_PRIME = 7  # 1: no six consecutive points unless an opposing checker is ahead 
 R_HEAD = (
     8  # 1: at most one checker leaves our 24 (the head) per turn, two on a first 6-6, 4-4, 3-3 (long nardy)
 )
-NUM_RULES = 9
+R_ENTER = 9  # 1: checkers wait off the board (slot 50) and enter like bar checkers (acey-deucey)
+R_ENTER_ALL = 10  # 1: no checker on the points moves while any of ours wait to enter (house rule enter-all)
+R_ACEY = 11  # the 1-2 turn (ACEY_*), composed by Variant.generate around the kernel
+NUM_RULES = 12
+
+ACEY_NONE = 0
+ACEY_AMERICAN = 1  # 1-2, then any double four times, then roll again
+ACEY_EUROPEAN = 2  # 1-2, then any double four times and its complement to 7 four times, then roll again
 
 CAPTURE_NONE = 0
 CAPTURE_HIT = 1
@@ -81,6 +90,9 @@ _MAX_RESULTS = 4096
 
 _ZOB = np.random.default_rng(0x7661_7269).integers(0, 2**63, size=(VSLOTS + 26, 48), dtype=np.int64)
 """Zobrist keys per (slot, value + 24); rows VSLOTS.. key the frozen counts and the depth."""
+
+_HASH = np.random.default_rng(0x3132).integers(1, 2**63, size=32, dtype=np.uint64) | np.uint64(1)
+"""Odd multipliers of the rows' hash in :func:`_first_unique` (a 52-slot row is 13 words, keys 2 each)."""
 
 
 @njit(cache=True)
@@ -113,12 +125,20 @@ def _can(w, frozen, s, d, rules):
     if s == 25:
         if w[25] <= 0:
             return False
+        t = 25 - d
+    elif s == OUR_WAITING:
+        # A waiting checker enters as one from the bar, after the bar.
+        if w[25] > 0 or w[s] <= 0:
+            return False
+        t = 25 - d
     else:
         if w[25] > 0 or w[s] <= frozen[s]:
             return False
         if s == 24 and not _start_ok(w, rules):
             return False
-    t = s - d
+        if w[OUR_WAITING] > 0 and rules[R_ENTER_ALL] == 1:
+            return False
+        t = s - d
     if t >= 1:
         v = w[t]
         if v < 0 and (v <= -rules[R_BLOCK] or w[PIN + t] != 0):
@@ -142,7 +162,7 @@ def _move(w, frozen, s, d, rules):
         # We left a point where one of theirs was pinned: it is free again.
         w[s] = -1
         w[PIN + s] = 0
-    t = s - d
+    t = (25 if s == OUR_WAITING else s) - d
     if t < 1:
         return
     if w[t] == -1 and w[PIN + t] == 0 and rules[R_BLOCK] >= 2:
@@ -270,6 +290,9 @@ def _gen_roll(
     norders = 1 if double else 2
     hi = max(a, b)
     lo = min(a, b)
+    # Sources are tried by rank, from `top` down to 1: 26 the bar and 25 the waiting
+    # checkers when checkers wait to enter (so the bar comes first), else 25 the bar.
+    top = 26 if rules[R_ENTER] == 1 else 25
     head = 0
     if rules[R_HEAD] == 1:
         head = 2 if double and root[24] == 15 and (a == 6 or a == 4 or a == 3) else 1
@@ -288,20 +311,23 @@ def _gen_roll(
             # transposition key needs no term for it.
             fr[0, 24] = max(root[24] - head, 0)
         k = 0
-        nexts[0] = 25
+        nexts[0] = top
         while k >= 0:
             s = nexts[k]
             pushed = False
             while s >= 1:
                 cur = s
                 s -= 1
-                if st[k, cur] <= 0 or not _can(st[k], fr[k], cur, ds[k], rules):
+                sl = cur
+                if top == 26 and cur >= 25:
+                    sl = 25 if cur == 26 else OUR_WAITING
+                if st[k, sl] <= 0 or not _can(st[k], fr[k], sl, ds[k], rules):
                     continue
                 for i in range(VSLOTS):
                     st[k + 1, i] = st[k, i]
                 for i in range(26):
                     fr[k + 1, i] = fr[k, i]
-                _move(st[k + 1], fr[k + 1], cur, ds[k], rules)
+                _move(st[k + 1], fr[k + 1], sl, ds[k], rules)
                 key = _key(st[k + 1], fr[k + 1], zob) ^ zob[VSLOTS + 8 + k, 0]
                 if k + 1 < nd and not double:
                     key ^= zob[VSLOTS + 8 + k, 1 + o]
@@ -321,7 +347,7 @@ def _gen_roll(
                 nodes += 1
                 if nodes > _TABLE // 2:
                     return -1  # more distinct states than the table holds: never on a real position
-                src[k] = cur
+                src[k] = sl
                 if _final_ok(st[k + 1], rules):
                     # A candidate: keep it once per position (full comparison on equal hashes).
                     hb = 0
@@ -361,8 +387,12 @@ def _gen_roll(
                             out_pos[base + row, i] = st[k + 1, i]
                         for m in range(MAX_STEPS):
                             if m <= k:
-                                out_steps[base + row, m, 0] = src[m]
-                                t = src[m] - ds[m]
+                                if src[m] == OUR_WAITING:
+                                    out_steps[base + row, m, 0] = WAITING_STEP
+                                    t = 25 - ds[m]
+                                else:
+                                    out_steps[base + row, m, 0] = src[m]
+                                    t = src[m] - ds[m]
                                 out_steps[base + row, m, 1] = t if t > 0 else 0
                             else:
                                 out_steps[base + row, m, 0] = -1
@@ -370,7 +400,7 @@ def _gen_roll(
                 if k + 1 < nd:
                     nexts[k] = s
                     k += 1
-                    nexts[k] = cur if ordered else 25
+                    nexts[k] = cur if ordered else top
                     pushed = True
                     break
             if not pushed:
@@ -488,6 +518,25 @@ def generate(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> MoveBat
     return collect(_default.chunks(boards, dice, rules), boards, dice, VSLOTS)
 
 
+def _first_unique(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Indices of the first row of each distinct (keys, position) pair, in order (keys: (n, k) ints).
+
+    Rows are told apart by a 64-bit hash, checked by a full comparison (on a
+    collision, an exact but slower sort of the rows' bytes).
+    """
+    n = len(positions)
+    keys = np.ascontiguousarray(keys, dtype=np.int64).reshape(n, keys.shape[1])
+    rows = np.concatenate([keys.view(np.uint32), np.ascontiguousarray(positions).view(np.uint32)], axis=1)
+    h = np.zeros(n, dtype=np.uint64)
+    for j in range(rows.shape[1]):
+        h = (h ^ (rows[:, j].astype(np.uint64) * _HASH[j])) * _HASH[-1]
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not (rows[first[inverse.ravel()]] == rows).all():
+        rows = np.ascontiguousarray(rows)
+        _, first = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * 4))).ravel(), return_index=True)
+    return np.sort(first)
+
+
 def widen(boards: np.ndarray) -> np.ndarray:
     """Backgammon boards (..., 26) as variant boards (..., 52)."""
     boards = np.asarray(boards, dtype=np.int8)
@@ -511,6 +560,9 @@ def _rules(**kw: int) -> np.ndarray:
         "quarter": R_QUARTER,
         "prime": R_PRIME,
         "head": R_HEAD,
+        "enter": R_ENTER,
+        "enter_all": R_ENTER_ALL,
+        "acey": R_ACEY,
     }
     for k, v in kw.items():
         r[names[k]] = v
@@ -575,16 +627,123 @@ class Variant:
             and not r[R_QUARTER]
             and not r[R_PRIME]
             and not r[R_HEAD]
+            and not r[R_ENTER]
+            and not r[R_ENTER_ALL]
+            and not r[R_ACEY]
         )
 
     def generate(self, boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
-        """Legal results of variant boards (N, 52) and dice (N, 2), seen by the opponent."""
+        """Legal whole turns of variant boards (N, 52) and dice (N, 2).
+
+        Results are seen by the side on roll next: the opponent (flipped),
+        or the mover itself when it rolls again (``again``, acey-deucey's 1-2).
+        """
         boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, VSLOTS)
         dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
         if not self.standard:
-            return generate(boards, dice, self.rules)
+            batch = generate(boards, dice, self.rules)
+            return batch if self.rules[R_ACEY] == ACEY_NONE else self._whole_turns(batch)
         batch = standard_generate(boards[:, :NUM_SLOTS], dice)
         return MoveBatch(batch.offsets, widen(batch.positions), batch.steps, boards, dice)
+
+    def _whole_turns(self, batch: MoveBatch) -> MoveBatch:
+        """``batch`` (the kernel's results of single rolls) with every 1-2 played out as a whole turn.
+
+        After a 1-2 played in full, each double d in 1..6 is played from the
+        result (and, European, its complement 7 - d after four d's): one kernel
+        call per stage for the whole batch.  Every row of the answer carries its
+        double (0: none) and whether the mover rolls again (all steps played,
+        and the game not over); rows of other rolls pass through.  A row's place
+        is kept by sorting the pieces on (kernel row, double, later rows), so
+        the inputs' rows stay in order.
+        """
+        boards, dice = batch.boards, batch.dice
+        assert boards is not None and dice is not None
+        sizes = np.diff(batch.offsets)
+        row_input = np.repeat(np.arange(len(sizes)), sizes)
+        one_two = np.repeat((dice.min(1) == 1) & (dice.max(1) == 2), sizes)
+        cont = one_two & ((batch.steps[:, :, 0] >= 0).sum(1) == 2)
+        steps = np.full((len(batch.positions), VMAX_STEPS, 2), -1, np.int8)
+        steps[:, :MAX_STEPS] = batch.steps
+        # The pieces of the answer: (kernel row, double, stage-2 row, stage-3 row, position, steps, again).
+        pieces: list[tuple[np.ndarray, ...]] = []
+
+        def add(a, d, c, e, positions, st, again):
+            n = len(a)
+            pieces.append(
+                tuple(np.broadcast_to(x, n) for x in (a, d, c, e))
+                + (positions, st, np.broadcast_to(again, n))
+            )
+
+        def rolled_again(a, d, c, e, positions, st):
+            """Rows with every step played: seen by the mover, who rolls again, unless it has won."""
+            # Seen by the opponent, the mover's checkers are the negative ones (no pins in this game).
+            over = ~((positions[:, :THEIR_WAITING] < 0).any(1) | (positions[:, THEIR_WAITING] < 0))
+            add(a[over], d[over], c[over], e[over], positions[over], st[over], False)
+            live = ~over
+            add(a[live], d[live], c[live], e[live], self.flip(positions[live]), st[live], True)
+
+        def played_all(st):
+            return (st[:, :, 0] >= 0).sum(1) == MAX_STEPS
+
+        european = self.rules[R_ACEY] == ACEY_EUROPEAN
+        keep = ~cont
+        add(np.flatnonzero(keep), 0, -1, -1, batch.positions[keep], steps[keep], False)
+        # Stage 2: every double from every 1-2 played in full.
+        a_rows = np.flatnonzero(cont)
+        src = np.repeat(a_rows, 6)
+        d = np.tile(np.arange(1, 7), len(a_rows))
+        b = generate(np.repeat(self.flip(batch.positions[a_rows]), 6, 0), np.stack([d, d], 1), self.rules)
+        bsizes = np.diff(b.offsets)
+        none = bsizes == 0  # the chosen double cannot be played: the turn ends after the 1-2
+        add(src[none], d[none], -1, -1, batch.positions[src[none]], steps[src[none]], False)
+        b_in = np.repeat(np.arange(len(src)), bsizes)
+        full = played_all(b.steps)
+        # Each stage drops its repeated results before anything is copied (the kernel rows' order
+        # is the answer's order, so the first of each is the one the final pass keeps); a
+        # European double played in full goes on with its complement, so its double is kept apart.
+        group = np.where(full, d[b_in], 0) if european else full
+        kb = _first_unique(np.stack([row_input[src[b_in]], group], 1), b.positions)
+        b_a, b_d, full, b_pos = src[b_in[kb]], d[b_in[kb]], full[kb], b.positions[kb]
+        b_steps = steps[b_a]
+        b_steps[:, 2 : 2 + MAX_STEPS] = b.steps[kb]
+        part = ~full
+        add(b_a[part], b_d[part], kb[part], -1, b_pos[part], b_steps[part], False)
+        if not european:
+            rolled_again(
+                b_a[full], b_d[full], kb[full], np.full(int(full.sum()), -1), b_pos[full], b_steps[full]
+            )
+        else:
+            # Stage 3 (European): the complement 7 - d after four d's.
+            f = np.flatnonzero(full)
+            c_d = 7 - b_d[f]
+            c = generate(self.flip(b_pos[f]), np.stack([c_d, c_d], 1), self.rules)
+            csizes = np.diff(c.offsets)
+            g = f[csizes == 0]
+            add(b_a[g], b_d[g], kb[g], -1, b_pos[g], b_steps[g], False)
+            c_in = np.repeat(np.arange(len(f)), csizes)
+            full = played_all(c.steps)
+            kc = _first_unique(np.stack([row_input[b_a[f[c_in]]], full], 1), c.positions)
+            g, full, c_pos = f[c_in[kc]], full[kc], c.positions[kc]
+            c_steps = b_steps[g]
+            c_steps[:, 2 + MAX_STEPS :] = c.steps[kc]
+            part = ~full
+            add(b_a[g][part], b_d[g][part], kb[g][part], kc[part], c_pos[part], c_steps[part], False)
+            rolled_again(b_a[g][full], b_d[g][full], kb[g][full], kc[full], c_pos[full], c_steps[full])
+        a, dd, cc, ee, positions, st, again = (np.concatenate(x) for x in zip(*pieces, strict=True))
+        order = np.lexsort((ee, cc, dd, a))
+        inputs = row_input[a[order]]
+        order = order[_first_unique(np.stack([inputs, again[order]], 1), positions[order])]
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(row_input[a[order]], minlength=len(sizes)))))
+        return MoveBatch(
+            offsets.astype(np.int64),
+            positions[order],
+            st[order],
+            boards,
+            dice,
+            dd[order].astype(np.int8),
+            again[order].astype(bool),
+        )
 
     def flip(self, boards: np.ndarray) -> np.ndarray:
         """The same positions seen by the other side (works on (..., 52) arrays)."""
@@ -611,6 +770,14 @@ class Variant:
             rules[R_FORCED] = 0
             rules.setflags(write=False)
             return replace(self, rules=rules, house=(*self.house, rule))
+        if rule in ("enter-all", "european-1-2"):
+            flag, value = (R_ENTER_ALL, 1) if rule == "enter-all" else (R_ACEY, ACEY_EUROPEAN)
+            if not self.rules[R_ENTER if rule == "enter-all" else R_ACEY]:
+                raise InvalidPositionError(f"house rule {rule!r} is for acey-deucey, not {self.name}")
+            rules = self.rules.copy()
+            rules[flag] = value
+            rules.setflags(write=False)
+            return replace(self, rules=rules, house=(*self.house, rule))
         raise InvalidPositionError(f"unknown house rule {rule!r}; known: {', '.join(HOUSE_RULES)}")
 
     # -- results -------------------------------------------------------------
@@ -635,7 +802,7 @@ class Variant:
         if theirs == 0:  # the mover bore off its last checker; we (on roll) lost
             if ours < 15:
                 return 1
-            if self.max_result >= 3 and (b[19:26] > 0).any():
+            if self.max_result >= 3 and ((b[19:26] > 0).any() or b[OUR_WAITING] > 0):
                 return 3
             return 2
         if self.mother:
@@ -650,10 +817,13 @@ class Variant:
         return None
 
 
-HOUSE_RULES = ("no-cube", "no-forced-max")
+HOUSE_RULES = ("no-cube", "no-forced-max", "enter-all", "european-1-2")
 
 _BG = np.concatenate([STARTING.board, np.zeros(VSLOTS - NUM_SLOTS, np.int8)])
 _NACK = np.concatenate([NACKGAMMON.board, np.zeros(VSLOTS - NUM_SLOTS, np.int8)])
+
+_ACEY = np.zeros(VSLOTS, np.int8)
+_ACEY[OUR_WAITING], _ACEY[THEIR_WAITING] = 15, -15
 
 VARIANTS: dict[str, Variant] = {
     "backgammon": Variant("backgammon", _rules(), _BG, cube=True),
@@ -682,6 +852,7 @@ VARIANTS: dict[str, Variant] = {
         opening="reroll",
         max_result=2,
     ),
+    "acey-deucey": Variant("acey-deucey", _rules(enter=1, acey=ACEY_AMERICAN), _ACEY),
 }
 for _v in VARIANTS.values():
     _v.start.setflags(write=False)
