@@ -3,9 +3,11 @@
 A :class:`Variant` states a game's rules as data: its start, how the
 sides' numberings relate (``mirror``: they move in opposite directions, as
 in backgammon; ``rotate``: both move the same way round the board, as in
-fevga), what a landing on a lone opposing checker does (hit it, pin it, or
-nothing because a single checker already blocks), the opening roll, the
-forced-play rule, the cube and the scoring.  :func:`generate` is the one
+fevga and long nardy), what a landing on a lone opposing checker does (hit
+it, pin it, or nothing because a single checker already blocks), the
+opening roll, the forced-play rule, the games' own rules (fevga's start,
+quarter and prime rules, long nardy's head rule, acey-deucey's entering
+and 1-2 turn), the cube and the scoring.  :func:`generate` is the one
 compiled generator for all of them, driven by :attr:`Variant.rules`; for
 standard backgammon with the forced-play rule the specialised kernels of
 :mod:`bgnet.movegen` give the same results faster (a test compares them),
@@ -26,7 +28,9 @@ slot      meaning
 26..49    pins (plakoto): slot ``25 + p`` is +1 when one of our checkers
           is pinned under the opponent's on point ``p``, -1 when one of
           theirs is pinned under ours, else 0
-50, 51    checkers not yet entered (acey-deucey): ours (>= 0), theirs (<= 0)
+50, 51    checkers waiting to enter (acey-deucey): ours (>= 0), theirs
+          (<= 0); with die ``n`` one enters on point ``25 - n`` exactly as
+          from the bar, after any checker on the bar
 ========= ==============================================================
 
 Checkers off are implicit (15 minus the rest).  :meth:`Variant.flip` is
@@ -34,9 +38,41 @@ the only change of side: a reversal for ``mirror`` games, a rotation by 12
 points for ``rotate`` games (our point ``p`` is the opponent's point
 ``p + 12``, modulo 24).
 
-Results of :func:`generate` are seen by the opponent (already flipped), with
-one canonical play each as up to four ``(from, to)`` steps (25 = bar,
-0 = off), like :func:`bgnet.movegen.generate`.
+Results of :func:`generate` (one roll) are seen by the opponent (already
+flipped), with one canonical play each as up to four ``(from, to)`` steps
+(25 = bar, 26 = a waiting checker, 0 = off), like
+:func:`bgnet.movegen.generate`.
+
+Long nardy's head rule (:data:`R_HEAD`): at most one checker leaves point
+24 in a turn, two when the roll is 6-6, 4-4 or 3-3 and all 15 stand there
+(the first roll).  The kernel enforces it with the frozen counts it keeps
+for tavla: ``frozen[24]`` is set to the head's count less that limit.
+
+Whole turns
+-----------
+:meth:`Variant.generate` returns whole turns.  For every game but
+acey-deucey a turn is one roll and the batch is :func:`generate`'s.  In
+acey-deucey a roll of 1-2 is played as the 1 and the 2 (the forced-play
+rule), then a double ``d`` of the mover's choice four times (as many as can
+be played), European rule: then ``7 - d`` four times, and the mover rolls
+again if every step was played.  Each stage is one call of the kernel over
+the whole batch.  Acey-deucey's batches carry per row ``doubles`` (the
+double chosen, 0 for none) and ``again`` (the mover rolls again), and
+:data:`VMAX_STEPS` = 10 step columns (the 1-2 in columns 0-1, the double
+in 2-5, its complement in 6-9; unused -1).  A result is seen by the side on
+roll next: the opponent (flipped), or the mover when ``again``; each
+(position, again) pair appears once, as its first play in the order of the
+kernel's rows, then the doubles 1..6.  Choices where the contract of issue
+13 left room:
+
+* a double that cannot be played at all may still be chosen: the row is the
+  position after the 1-2, with that double (0 steps of it) and no re-roll;
+  rows that reach the same position keep the first double;
+* a turn whose last step bears off the mover's last checker does not roll
+  again (the game is over): ``again`` is false and the row is flipped;
+* without the forced-play rule (``+no-forced-max``) a 1-2 of which only one
+  die is played ends the turn, and a double played fewer than four times
+  gives no re-roll.
 """
 
 from __future__ import annotations
@@ -587,8 +623,9 @@ class Variant:
     """One game's rules as data (see the module docstring and ``docs/variants.md``).
 
     ``name`` is the game (``backgammon``, ``nackgammon``, ``portes``,
-    ``tavla``, ``plakoto``, ``fevga``, ``long-nardy``); ``house`` the house rules on top of
-    it (``no-cube``, ``no-forced-max``).  ``opening``: ``"play"`` (the
+    ``tavla``, ``plakoto``, ``fevga``, ``long-nardy``, ``acey-deucey``);
+    ``house`` the house rules on top of it (``no-cube``, ``no-forced-max``,
+    and acey-deucey's ``enter-all`` and ``european-1-2``).  ``opening``: ``"play"`` (the
     opening roll's winner plays those two dice; ties rolled again) or
     ``"reroll"`` (the winner rolls again for the first turn, so doubles can
     open).  ``max_result``: 3 when backgammons count, else 2.  ``mother``:
@@ -760,7 +797,7 @@ class Variant:
         return out
 
     def with_house(self, rule: str) -> Variant:
-        """This game with a house rule added (``no-cube``, ``no-forced-max``)."""
+        """This game with a house rule added (one of :data:`HOUSE_RULES`; acey-deucey's only for it)."""
         if rule in self.house:
             return self
         if rule == "no-cube":
