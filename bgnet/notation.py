@@ -175,24 +175,24 @@ def parse_point(text: str, waiting: bool = False) -> int:
     """A point of a typed play: ``1``-``24``, ``bar`` (or ``b``, ``25``), ``off`` (or ``o``, ``0``).
 
     With ``waiting`` (a game whose checkers wait to enter: acey-deucey)
-    also ``in`` (:data:`WAITING`).  A trailing ``*`` (hit mark) is allowed
+    also ``in`` (or ``26``, :data:`WAITING`).  A trailing ``*`` (hit mark) is allowed
     and ignored.  Raises :class:`IllegalMoveError` for anything else.
     """
     word = text.strip().lower().rstrip("*")
     if word in _POINT_WORDS:
         return _POINT_WORDS[word]
-    if waiting and word == "in":
+    if waiting and word in ("in", str(WAITING)):
         return WAITING
     if word.isdigit() and len(word) <= 2 and 0 <= int(word) <= 25:
         return int(word)
     raise IllegalMoveError(f"{text!r} is not a point: use 1-24, bar{', in' if waiting else ''} or off")
 
 
-def _paths(text: str, waiting: bool = False) -> list[list[int]]:
+def _paths(text: str, waiting: bool = False, most: int = 4) -> list[list[int]]:
     """The checker paths written in ``text``: ``8/5(2) 13/7/5`` -> [[8, 5], [8, 5], [13, 7, 5]].
 
-    ``waiting``: ``in`` is a source (:func:`parse_point`).  At most four
-    checker moves, the most one roll plays.
+    ``waiting``: ``in`` is a source (:func:`parse_point`).  At most ``most``
+    checker moves: four for one roll, ten for a whole acey-deucey 1-2 turn.
     """
     parts = text.strip().lower().replace(",", " ").split()
     if not parts:
@@ -224,8 +224,9 @@ def _paths(text: str, waiting: bool = False) -> list[list[int]]:
                     "points count down towards your home board (24 ... 1, then off)"
                 )
         paths.extend([points] * count)
-    if len(paths) > 4:
-        raise IllegalMoveError(f"{text.strip()!r} moves {len(paths)} checkers; a roll moves at most 4")
+    if len(paths) > most:
+        what = "a roll" if most == 4 else "a turn"
+        raise IllegalMoveError(f"{text.strip()!r} moves {len(paths)} checkers; {what} moves at most {most}")
     return paths
 
 

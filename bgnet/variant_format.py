@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from bgnet.dice import Dice
 from bgnet.errors import IllegalMoveError, InvalidPositionError
 from bgnet.formats import MatchInfo, Xgid, parse_position
 from bgnet.movegen import MoveBatch
-from bgnet.notation import WAITING, _paths, format_play
+from bgnet.notation import WAITING, _dice_left, _paths, format_play, format_point
 from bgnet.position import CHECKERS, NUM_SLOTS, frame
 from bgnet.variants import (
     CAPTURE_HIT,
@@ -56,10 +57,10 @@ __all__ = [
     "check_variant_board",
     "check_variant_in_play",
     "draw_variant",
-    "first_part_plays",
     "format_variant_position",
     "is_variant_text",
     "legal_variant_plays",
+    "needs_double",
     "parse_variant_play",
     "parse_variant_position",
     "play_notation",
@@ -269,6 +270,16 @@ class VariantPlay:
     again: bool = False
     parts: tuple[TurnPart, ...] = field(default=(), compare=False, repr=False)
 
+    @cached_property
+    def moves(self) -> tuple[int, ...]:
+        """How the play changes our checkers per slot (what a typed play is matched on; kept once)."""
+        return _delta(self.steps)
+
+    @cached_property
+    def hits(self) -> frozenset[int]:
+        """The points its notation marks hit (``*``; pins are not needed to tell plays apart)."""
+        return frozenset(int(m) for m in _HIT.findall(self.notation))
+
 
 NO_PLAY = "no play"
 """The notation of a chosen double of which not one step can be played (``6-6: no play``)."""
@@ -447,6 +458,10 @@ def _same_roll(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return sorted(a) == sorted(b)
 
 
+MAX_TURN_STEPS = 10
+"""The most steps of one turn: an acey-deucey 1-2 under the European rule (2 + 4 + 4)."""
+
+
 def _typed_parts(said: str, roll_: tuple[int, int], turns: bool) -> list[_Typed]:
     """The parts of a typed turn (one for a plain play); a malformed text raises IllegalMoveError.
 
@@ -454,12 +469,11 @@ def _typed_parts(said: str, roll_: tuple[int, int], turns: bool) -> list[_Typed]
     whether this roll's plays are 1-2 turns with a double.
     """
     pieces = _MARKER.split(said)
-    head, marks = (
-        pieces[0],
-        [(int(pieces[i]), int(pieces[i + 1]), pieces[i + 2]) for i in range(1, len(pieces), 3)],
-    )
+    head = pieces[0]
+    marks = [(int(pieces[i]), int(pieces[i + 1]), pieces[i + 2]) for i in range(1, len(pieces), 3)]
+    most = MAX_TURN_STEPS if turns else 4
     if not marks:
-        return [_Typed(None, _paths(head, waiting=True))]
+        return [_Typed(None, _paths(head, waiting=True, most=most))]
     if _EMPTY.fullmatch(head):
         a, b, text = marks.pop(0)
         if not _same_roll((a, b), roll_):
@@ -477,27 +491,41 @@ def _typed_parts(said: str, roll_: tuple[int, int], turns: bool) -> list[_Typed]
                 f"{said!r}: {a}-{b} is not a double; after the 1 and the 2 comes the double you choose, "
                 "like 2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2)"
             )
+        if k > 1:
+            raise IllegalMoveError(
+                f"{said!r}: a 1-2 turn has at most three parts (2-1, a double, its complement to 7)"
+            )
         if k == 1 and a != 7 - marks[0][0]:
             first = marks[0][0]
             raise IllegalMoveError(
                 f"{said!r}: after {first}-{first} comes its complement to 7, {7 - first}-{7 - first} "
                 "(the European 1-2 rule)"
             )
-        if k > 1:
-            raise IllegalMoveError(
-                f"{said!r}: a 1-2 turn has at most three parts (2-1, a double, its complement)"
-            )
         parts.append(_Typed((a, b), [] if _EMPTY.fullmatch(text) else _paths(text, waiting=True)))
     return parts
 
 
-def _key(parts: Sequence[tuple[tuple[int, int] | None, Sequence[tuple[int, int]]]]) -> tuple:
-    """What a turn's parts fix for matching: the moves of each part, a double without moves dropped."""
-    return tuple(
-        (None if k == 0 else tuple(sorted(dice or ())), _delta(strokes))
-        for k, (dice, strokes) in enumerate(parts)
-        if k == 0 or strokes
-    )
+def _check_part_dice(said: str, parts: Sequence[_Typed]) -> None:
+    """Each typed part of a 1-2 turn must be made by its own dice, all of them before the next part.
+
+    Only the dice are looked at (the board is the legal turns' business):
+    ``5-5: in/19`` cannot be, and a double after a 1-2 played in part cannot.
+    """
+    for k, part in enumerate(parts):
+        if not part.paths:
+            continue
+        dice = part.dice or (2, 1)
+        values = (dice[0],) * 4 if dice[0] == dice[1] else tuple(dice)
+        # An entering checker moves from the bar's distance: die n enters on point 25 - n.
+        left = _dice_left([(min(a, 25), c) for a, c in part.strokes], values)
+        text = f"{dice[0]}-{dice[1]}"
+        if left is None:
+            moves = " ".join("/".join(format_point(x) for x in path) for path in part.paths)
+            raise IllegalMoveError(f"{said!r}: {text} cannot make {moves}")
+        if left and k + 1 < len(parts) and parts[k + 1].paths:
+            raise IllegalMoveError(
+                f"{said!r}: {text} is not played in full, so the turn ends there and no double follows"
+            )
 
 
 def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
@@ -517,8 +545,9 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
     ``2-1: 13/11 6/5, 6-6: 24/18(2) 13/7(2)`` (``2-1:`` may be left out,
     ``66:`` for ``6-6:``, ``, rolls again`` optional, ``6-6: no play`` for
     a double of which nothing can be played; European: ``..., 1-1: ...``
-    after ``6-6``), or as all its moves without the dice when only one turn
-    makes them.
+    after ``6-6``), or as all its moves without the dice.  The turn is the
+    legal one that ends where the moves do (turns that end alike are one
+    result of the generator); each typed part must be made by its own dice.
 
     Raises:
         IllegalMoveError: text that is not a play, or no legal play (or
@@ -527,28 +556,26 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
     said = text.strip()
     if not plays:
         raise IllegalMoveError(f"{said!r} cannot be played: this roll has no legal play (you pass)")
-    roll_ = plays[0].parts[0].dice if plays[0].parts else (0, 0)
     turns = any(p.double for p in plays)
-    if turns:
-        roll_ = (2, 1)
-    body = _AGAIN_SAID.sub("", said.replace(PIN_MARK, "*"))
-    said_again = body != said.replace(PIN_MARK, "*")
+    roll_ = (2, 1) if turns else plays[0].parts[0].dice if plays[0].parts else (0, 0)
+    plain = said.replace(PIN_MARK, "*")
+    body = _AGAIN_SAID.sub("", plain)
+    said_again = body != plain
     typed = _typed_parts(body, roll_, turns)
+    if len(typed) > 1:
+        _check_part_dice(said, typed)
     strokes = [s for part in typed for s in part.strokes]
-    if len(typed) == 1:
-        want: tuple = _key([(None, strokes)])
-        keys = [_key([(None, p.steps)]) for p in plays]
-    else:
-        want = _key([(part.dice, part.strokes) for part in typed])
-        keys = [_key([(part.dice, part.steps) for part in p.parts]) for p in plays]
+    want = _delta(strokes)
     stops = {p for part in typed for path in part.paths for p in path[1:] if p > 0}
-    marks = [{int(m) for m in _HIT.findall(p.notation)} for p in plays]
+    marks = [p.hits for p in plays]
     capturable = set().union(*marks)
     must = stops & capturable
-    same = [i for i, key in enumerate(keys) if key == want]
+    same = [i for i, p in enumerate(plays) if p.moves == want]
     fits = [i for i in same if must <= marks[i]]
-    if said_again and any(plays[i].again for i in fits):
-        fits = [i for i in fits if plays[i].again]
+    if len(typed) > 1 and any(part.paths for part in typed[1:]):
+        fits = [i for i in fits if plays[i].double]
+    if said_again:
+        fits = [i for i in fits if plays[i].again] or fits
     if len(fits) > 1:
         exact = [i for i in fits if marks[i] == must]
         if len(exact) == 1:
@@ -567,13 +594,25 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
             f"{said!r} is not legal: no legal play makes those moves hitting on "
             f"{', '.join(map(str, sorted(must)))}; legal plays include {examples}"
         )
-    if turns and len(typed) == 1 and first_part_plays(body, plays):
+    if len(typed) == 3 and not any(len(p.parts) == 3 for p in plays):
         raise IllegalMoveError(
-            f"{said!r} is incomplete: after the 1 and the 2 choose a double and play it four times, "
-            f"like {next(p.notation for p in plays if len(p.parts) > 1 and p.parts[1].steps)}"
+            f"{said!r}: in this game the double has no complement part (that is the house rule +european-1-2)"
         )
-    pips = sum(a - c for a, c in strokes)
-    if pips < min(sum(f - t for f, t in p.steps) for p in plays):
+    if len(typed) > 1 and typed[1].paths:
+        d = typed[1].dice[0] if typed[1].dice else 0
+        played = 4 - (_dice_left([(min(a, 25), c) for a, c in typed[1].strokes], (d,) * 4) or 0)
+        if any(p.double == d and len(p.parts) > 1 and len(p.parts[1].steps) > played for p in plays):
+            raise IllegalMoveError(
+                f"{said!r} is incomplete: {d}-{d} must be played four times when it can be "
+                "(as many as can be)"
+            )
+    if turns and len(typed) == 1 and needs_double(body, plays):
+        example = next(p.notation for p in plays if p.double)
+        raise IllegalMoveError(
+            f"{said!r} is incomplete: after the 1 and the 2 choose a double and play it, like {example}"
+        )
+    pips = sum(min(a, 25) - c for a, c in strokes)
+    if pips < min(sum(min(f, 25) - t for f, t in p.steps) for p in plays):
         raise IllegalMoveError(
             f"{said!r} is incomplete: the roll must be played in full when it can be; legal plays include "
             f"{examples}"
@@ -581,24 +620,25 @@ def parse_variant_play(text: str, plays: Sequence[VariantPlay]) -> VariantPlay:
     raise IllegalMoveError(f"{said!r} is not a legal play of this roll; legal plays include {examples}")
 
 
-def first_part_plays(text: str, plays: Sequence[VariantPlay]) -> list[VariantPlay]:
-    """The 1-2 turns of ``plays`` that go on with a double after the 1 and the 2 typed in ``text``.
+def needs_double(text: str, plays: Sequence[VariantPlay]) -> bool:
+    """Whether ``text`` is the 1 and the 2 of an acey-deucey 1-2 alone, with a double to choose next.
 
-    ``text`` is the 1-2 part alone (``13/11 6/5`` or ``2-1: 13/11 6/5``);
-    none when it is more (or not a 1-2 part at all), or the roll is no 1-2
-    turn.  ``bgnet play`` then asks for the double.
+    True when the roll's plays are 1-2 turns, ``text`` has no double part,
+    its moves use the 1 and the 2 in full, and some legal turn goes on
+    with a double after them.  ``bgnet play`` then asks for the double.
     """
-    said = text.strip()
     if not any(p.double for p in plays):
-        return []
+        return False
     try:
-        typed = _typed_parts(_AGAIN_SAID.sub("", said.replace(PIN_MARK, "*")), (2, 1), True)
+        typed = _typed_parts(_AGAIN_SAID.sub("", text.strip().replace(PIN_MARK, "*")), (2, 1), True)
     except IllegalMoveError:
-        return []
+        return False
     if len(typed) != 1:
-        return []
-    want = _delta(typed[0].strokes)
-    return [p for p in plays if len(p.parts) > 1 and p.parts[1].steps and _delta(p.parts[0].steps) == want]
+        return False
+    strokes = [(min(a, 25), c) for a, c in typed[0].strokes]
+    if _dice_left(strokes, (2, 1)) != 0:
+        return False
+    return any(p.double and len(p.parts) > 1 and p.parts[1].steps for p in plays)
 
 
 # --------------------------------------------------------------------------

@@ -89,9 +89,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     play.add_argument(
         "--variant",
         metavar="LABEL",
-        help="play this game instead of backgammon (cubeless): portes, tavla, plakoto, fevga, nackgammon, "
-        "..., with house rules +no-cube, +no-forced-max; players: bgnet (the game's shipped network), "
-        "greedy, random, bgnet:checkpoint=PATH",
+        help="play this game instead of backgammon (cubeless): portes, tavla, plakoto, fevga, long-nardy, "
+        "acey-deucey, nackgammon, ..., with house rules +no-cube, +no-forced-max (acey-deucey also "
+        "+enter-all, +european-1-2); players: bgnet (the game's shipped network), greedy, random, "
+        "bgnet:checkpoint=PATH",
     )
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -42,6 +42,7 @@ the input stops the session cleanly (status 0), Ctrl-C too (status 130).
 from __future__ import annotations
 
 import argparse
+import re
 import time
 from dataclasses import dataclass, field
 from typing import IO
@@ -57,8 +58,8 @@ from bgnet.players import Player, make_player, variant_network
 from bgnet.variant_format import (
     VariantPlay,
     draw_variant,
-    first_part_plays,
     legal_variant_plays,
+    needs_double,
     parse_variant_play,
     row_notation,
 )
@@ -86,6 +87,8 @@ HELP = (
 LIST_LIMIT = 40
 """``?`` lists at most this many plays; a 1-2 turn with more lists its 1-2 parts."""
 DOUBLE_PROMPT = "Now choose a double and play it (like 6-6: 24/18(2) 13/7(2)): "
+_EMPTY_ANSWER = re.compile(r"\s*(none|no play|-)?\s*", re.IGNORECASE)
+_DICE_MARK = re.compile(r"[1-6]-?[1-6]\s*:")
 
 
 def default_bot_spec(label: str) -> str:
@@ -321,17 +324,31 @@ class VariantSession:
             self.plays = []
 
     def _read_turn(self, text: str, plays: list[VariantPlay]) -> VariantPlay:
-        """The play typed; after the 1 and the 2 of an acey-deucey 1-2 alone, ask for the double."""
-        going_on = first_part_plays(text, plays)
-        if not going_on:
+        """The play typed; after the 1 and the 2 of an acey-deucey 1-2 alone, ask for the double.
+
+        The answer is ``6-6: 24/18(2) 13/7(2)`` (with the complement after it
+        under the European rule), the moves alone when one double makes
+        them, or ``none`` for a turn that ends after the 1 and the 2.
+        """
+        if not needs_double(text, plays):
             return parse_variant_play(text, plays)
-        second = self.console.ask(DOUBLE_PROMPT)
+        second = self.console.ask(DOUBLE_PROMPT).strip()
         if second.lower() in ("quit", "q", "exit"):
             raise Quit("you quit")
         first = text.strip()
-        if not first.lstrip().startswith(("2-1:", "1-2:", "21:", "12:")):
-            first = f"2-1: {first}"
-        return parse_variant_play(f"{first}, {second.strip()}", plays)
+        if not _EMPTY_ANSWER.fullmatch(second) and not _DICE_MARK.search(second):
+            # The moves without their double: the one double that makes them.
+            found = {}
+            for d in range(1, 7):
+                try:
+                    found[d] = parse_variant_play(f"2-1: {first}, {d}-{d}: {second}", plays)
+                except IllegalMoveError:
+                    pass
+            if len({p.row for p in found.values()}) == 1:
+                return next(iter(found.values()))
+        if _EMPTY_ANSWER.fullmatch(second):
+            return parse_variant_play(first, plays)
+        return parse_variant_play(f"2-1: {first}, {second}", plays)
 
     def _hint(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> str:
         """The play the bot of this game would make in the person's place."""
