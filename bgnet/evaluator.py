@@ -103,7 +103,7 @@ from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 from bgnet.pubeval import is_race
-from bgnet.variants import PIN, VSLOTS, Variant, VariantGenerator, widen
+from bgnet.variants import ACEY_NONE, PIN, R_ACEY, VSLOTS, Variant, VariantGenerator, widen
 
 __all__ = [
     "DEFAULT_FILTERS",
@@ -129,7 +129,7 @@ acey-deucey has hundreds of whole turns)."""
 
 def _repeats(variant: Variant) -> bool:
     """Whether ``variant`` has repeated turns (acey-deucey's 1-2), so its search needs whole turns."""
-    return variant.name == "acey-deucey"
+    return bool(variant.rules[R_ACEY] != ACEY_NONE)
 
 
 @dataclass(frozen=True)

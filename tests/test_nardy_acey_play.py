@@ -9,18 +9,33 @@ again after a 1-2 of acey-deucey played in full).
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import torch
 
-from bgnet.baselines import GreedyPlayer
-from bgnet.dice import duplicate_dice
+from bgnet.baselines import AGAIN, GreedyPlayer
+from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, duplicate_dice
+from bgnet.encoding import variant_encoder
+from bgnet.evaluator import FunctionEvaluator, NetEvaluator
 from bgnet.lockstep import FinishedGame, Lockstep, duel
+from bgnet.movegen import MoveBatch
+from bgnet.network import ValueNet
 from bgnet.players import RandomPlayer
-from bgnet.variants import VSLOTS, Variant, variant
+from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
+from bgnet.variants import OUR_WAITING, THEIR_WAITING, VSLOTS, Variant, variant
 
 MAX_PLIES = 2000
 
 
-def play(game: Variant, games: int, seed: int, choosers=None) -> list[FinishedGame]:
-    """``games`` recorded games of ``game`` on duplicate dice ``seed`` (random players by default)."""
+Turn = tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]
+"""What a chooser saw and chose at one ply: (board, dice, position chosen or None for a pass, again)."""
+
+
+def play(
+    game: Variant, games: int, seed: int, choosers=None
+) -> tuple[list[FinishedGame], dict[int, list[Turn]]]:
+    """``games`` recorded games of ``game`` on duplicate dice ``seed`` (random players by default), and
+    every game's turns as the choosers saw them (from :meth:`Variant.generate`, in Lockstep)."""
     engine = Lockstep(
         games,
         games,
@@ -30,15 +45,28 @@ def play(game: Variant, games: int, seed: int, choosers=None) -> list[FinishedGa
         max_plies=MAX_PLIES,
         dice=lambda g: duplicate_dice(seed, g, MAX_PLIES + 1),
     )
-    choose = duel(choosers or (RandomPlayer(seed=seed).choose, RandomPlayer(seed=seed + 1).choose))
+    inner = duel(choosers or (RandomPlayer(seed=seed).choose, RandomPlayer(seed=seed + 1).choose))
+    log: dict[int, list[Turn]] = {}
+
+    def choose(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        assert batch.boards is not None and batch.dice is not None
+        rows = inner(batch, player)
+        for i, g in enumerate(engine.game[engine.active]):
+            r = int(rows[i])
+            assert r in batch.rows(i) or (r == -1 and len(batch.rows(i)) == 0)
+            again = bool(r >= 0 and batch.again is not None and batch.again[r])
+            chosen = batch.positions[r].copy() if r >= 0 else None
+            log.setdefault(int(g), []).append((batch.boards[i].copy(), batch.dice[i].copy(), chosen, again))
+        return rows
+
     out: list[FinishedGame] = []
     while engine.running:
         out += engine.step(choose)
-    return sorted(out, key=lambda g: g.game)
+    return sorted(out, key=lambda g: g.game), log
 
 
 def ply_dice(game: Variant, finished: FinishedGame, seed: int) -> np.ndarray:
-    """The roll of every ply of ``finished`` (as Lockstep draws them from the duplicate dice)."""
+    """The roll of every ply of ``finished`` from the duplicate dice (a repeated turn takes the next one)."""
     (a, b), rolls = duplicate_dice(seed, finished.game, MAX_PLIES + 1)
     if game.opening == "reroll":
         return rolls[: finished.plies].astype(np.int64)
@@ -46,29 +74,24 @@ def ply_dice(game: Variant, finished: FinishedGame, seed: int) -> np.ndarray:
     return np.concatenate([first, rolls[: finished.plies - 1]]).astype(np.int64)
 
 
-def replay(game: Variant, finished: FinishedGame, seed: int) -> int:
-    """Check every ply of ``finished`` against the legal whole turns; returns the repeated turns seen."""
+def replay(game: Variant, finished: FinishedGame, turns: list[Turn], seed: int) -> int:
+    """Check every ply of ``finished`` against the turn chosen there; returns the repeated turns seen.
+
+    Each ply starts from the position the last one chose (seen by the same side after a repeated
+    turn, by the opponent otherwise, flipped after a pass), with the ply's own roll.
+    """
     boards = np.concatenate([finished.history, finished.final[None, :]])
     dice = ply_dice(game, finished, seed)
     sides = finished.on_roll()
-    assert len(sides) == finished.plies + 1 == len(boards) and sides[0] == finished.first
-    batch = game.generate(boards[:-1], dice)
-    again = getattr(batch, "again", None)
+    assert len(sides) == finished.plies + 1 == len(boards) == len(turns) + 1 and sides[0] == finished.first
     repeats = 0
-    for t in range(finished.plies):
-        after = boards[t + 1]
-        rows = batch.rows(t)
-        if len(rows) == 0:  # a pass: the opponent is on roll in the same position
-            np.testing.assert_array_equal(after, game.flip(boards[t]))
-            assert sides[t + 1] != sides[t]
-            continue
-        match = [r for r in rows if (batch.positions[r] == after).all()]
-        repeat = bool(again is not None and again[match[0]]) if match else False
-        if not match:  # the game ended on a turn with a repeat: Lockstep shows the end to the loser
-            match = [r for r in rows if (game.flip(batch.positions[r]) == after).all() and again[r]]
-        assert len(match) == 1, f"ply {t}: the position played is not a legal result of {dice[t]}"
-        assert (sides[t + 1] == sides[t]) == repeat, f"ply {t}: wrong side on roll after the turn"
-        repeats += repeat
+    for t, (board, roll, chosen, again) in enumerate(turns):
+        np.testing.assert_array_equal(board, boards[t])
+        assert sorted(roll) == sorted(dice[t]), f"ply {t}: rolled {roll}, the sequence has {dice[t]}"
+        expected = game.flip(board) if chosen is None else chosen
+        np.testing.assert_array_equal(boards[t + 1], expected, err_msg=f"ply {t}")
+        assert (sides[t + 1] == sides[t]) == again, f"ply {t}: wrong side on roll after the turn"
+        repeats += again
     assert game.result(finished.final) is not None
     return repeats
 
@@ -78,10 +101,10 @@ def replay(game: Variant, finished: FinishedGame, seed: int) -> int:
 
 def test_random_long_nardy_games_are_legal_whole_games_with_alternating_turns():
     game = variant("long-nardy")
-    finished = play(game, 6, seed=5)
+    finished, log = play(game, 6, seed=5)
     assert len(finished) == 6
     for g in finished:
-        assert replay(game, g, 5) == 0  # no repeated turns in long nardy
+        assert replay(game, g, log[g.game], 5) == 0  # no repeated turns in long nardy
         assert abs(g.points) in (1, 2) and not g.same_side().any()
         before, after = g.history, np.concatenate([g.history[1:], g.final[None, :]])
         mover_after = game.flip(after)  # each result seen by its mover again
@@ -98,12 +121,92 @@ def test_random_long_nardy_games_are_legal_whole_games_with_alternating_turns():
 def test_greedy_beats_random_at_long_nardy():
     game = variant("long-nardy")
     greedy = GreedyPlayer(game)
-    finished = play(game, 20, seed=7, choosers=(greedy.choose, RandomPlayer(seed=2).choose))
+    finished, _ = play(game, 20, seed=7, choosers=(greedy.choose, RandomPlayer(seed=2).choose))
     points = np.array([g.points for g in finished])
     assert points.mean() > 1.0, points
 
 
 def test_lockstep_boards_are_variant_boards():
     game = variant("long-nardy")
-    g = play(game, 1, seed=3)[0]
+    g = play(game, 1, seed=3)[0][0]
     assert g.history.shape[1] == VSLOTS and g.movers is not None and len(g.movers) == g.plies + 1
+
+
+# --- acey-deucey: repeated turns -------------------------------------------------------------------
+
+
+def test_random_acey_deucey_games_are_legal_and_a_full_1_2_keeps_the_mover_on_roll():
+    game = variant("acey-deucey")
+    finished, log = play(game, 2, seed=9)
+    assert len(finished) == 2
+    repeats = 0
+    for g in finished:
+        repeats += replay(game, g, log[g.game], 9)
+        assert abs(g.points) in (1, 2, 3)
+        # Every repeated turn followed a 1-2.
+        dice = ply_dice(game, g, 9)
+        same = np.flatnonzero(g.same_side())
+        assert (np.sort(dice[same], axis=1) == [1, 2]).all()
+    assert repeats > 0
+
+
+def test_greedy_scores_a_repeated_turn_from_the_movers_side_with_its_bonus():
+    game = variant("acey-deucey")
+    mine = game.start.copy()
+    mine[OUR_WAITING], mine[13], mine[11] = 12, 2, 1  # the mover's view: three of ours entered
+    greedy = GreedyPlayer(game)
+    passed, again = greedy.score(np.stack([game.flip(mine), mine]), np.array([False, True]))
+    assert again == pytest.approx(passed + AGAIN)
+
+
+def hand_batch(game: Variant, seen_next: list[np.ndarray], again: list[bool]) -> MoveBatch:
+    """One roll's results, each seen by the side on roll next."""
+    n = len(seen_next)
+    return MoveBatch(
+        np.array([0, n]),
+        np.stack(seen_next).astype(np.int8),
+        np.full((n, 4, 2), -1, np.int8),
+        again=np.array(again),
+    )
+
+
+def test_a_row_that_rolls_again_is_worth_its_own_value_to_the_mover():
+    game = variant("acey-deucey")
+    # A 0-ply function: the side on roll wins (slot 50 + 10) / 40 (its waiting checkers, as a dial).
+    ev = FunctionEvaluator(
+        lambda b: np.stack([(b[:, OUR_WAITING] + 10) / 40.0] + [np.zeros(len(b))] * 4, 1), variant=game
+    )
+    x, y = game.start.copy(), game.start.copy()
+    x[OUR_WAITING] = 2  # the opponent on roll next wins 0.3: the mover 0.7
+    y[OUR_WAITING] = 22  # the mover rolls again and wins 0.8
+    batch = hand_batch(game, [x, y], [False, True])
+    np.testing.assert_allclose(ev.rank(batch)[:, 0], [0.7, 0.8])
+    assert ev.choose(batch).tolist() == [1]
+    # Flipping every row alike would have picked x (0.7 against 0.2).
+    plain = MoveBatch(batch.offsets, batch.positions, batch.steps)
+    assert ev.choose(plain).tolist() == [0]
+
+
+def test_one_ply_of_acey_deucey_averages_whole_turns_valued_for_the_mover():
+    """1-ply: over the 21 rolls, the mover's best whole turn (its own value after a repeat, else flipped)."""
+    game = variant("acey-deucey")
+    encoder = variant_encoder(False)
+    torch.manual_seed(0)
+    ev = NetEvaluator(ValueNet(encoder.width, (8,)), encoder, variant=game)
+    start = game.start.copy()  # a hand-made middle game: few points, so a 1-2 has few whole turns
+    start[OUR_WAITING], start[6], start[8], start[13] = 5, 5, 3, 2
+    start[THEIR_WAITING], start[19], start[17] = -10, -3, -2
+    one_two = game.generate(start[None, :], np.array([[2, 1]]))
+    assert one_two.again is not None and one_two.again.any()  # a 1-2 here can be played in full
+    expected = np.zeros(5)
+    for roll, weight in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
+        batch = game.generate(start[None, :], np.array([[roll.high, roll.low]]))
+        if len(batch.positions) == 0:
+            mine = flip_probs(ev.probabilities(game.flip(start)))[0]
+        else:
+            probs = ev.probabilities(batch.positions)
+            again = np.zeros(len(probs), bool) if batch.again is None else batch.again
+            mover = np.where(again[:, None], probs, flip_probs(probs))
+            mine = mover[np.argmax(equity(mover))]
+        expected += weight * mine
+    np.testing.assert_allclose(ev.probabilities(start, ply=1)[0], expected, atol=1e-5)

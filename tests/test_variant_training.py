@@ -362,3 +362,33 @@ def test_a_run_starts_only_from_a_network_of_its_own_game(tmp_path):
         Trainer(tiny_config("portes", init=str(other)), tmp_path / "runs", progress=False)
     trainer = Trainer(tiny_config("plakoto", init=str(other), hidden=[8]), tmp_path / "runs", progress=False)
     assert trainer.evaluator.variant is not None and trainer.evaluator.variant.name == "plakoto"
+
+
+def test_a_short_acey_deucey_run_learns_across_repeated_turns_checkpoints_and_resumes(tmp_path):
+    """Acey-deucey's 1-2 turns are slow to generate (tens of thousands of whole turns), so the run is tiny."""
+    small = {"parallel_games": 2, "train_games": 1, "checkpoint_every": 1, "eval_every": 0}
+    st = Trainer(tiny_config("acey-deucey", games=2, **small), tmp_path, progress=False).run()
+    assert st.games >= 2 and st.positions > 2 * 20
+    latest = sorted((tmp_path / "acey-deucey").glob("checkpoint-*.pt"))[-1]
+    ev = NetEvaluator.from_checkpoint(latest)
+    assert ev.variant is not None and ev.variant.name == "acey-deucey" and ev.encoder is VARIANT
+    more = Trainer(tiny_config("acey-deucey", games=3, **small), tmp_path, progress=False)
+    assert more.resumed_from == latest and more.state.games == st.games
+    assert more.run().games >= 3
+
+
+def test_acey_deucey_td_targets_follow_the_side_on_roll_through_a_repeated_turn():
+    """A game whose second ply repeats: its target is the next position's value as it is, not flipped."""
+    ev = tiny_evaluator("acey-deucey")
+    game = ev.variant
+    assert game is not None
+    history = np.stack([game.start, game.flip(game.start), game.flip(game.start)])
+    history[1, 50], history[2, 50] = 14, 13  # distinct positions, so distinct values
+    final = board({6: 15}, {})  # the loser (player 1) on roll, none off: all of the winner's off
+    finished = FinishedGame(history, final, 2, 0, 0, 3, movers=np.array([0, 1, 1, 0], np.int8))
+    assert finished.same_side().tolist() == [False, True, False]
+    _, values, targets = training_targets(ev, [finished], 0.0, "td")
+    # lambda = 0: each target is the next position's value, flipped only where the side changes.
+    np.testing.assert_allclose(targets[0], flip_probs(values[1:2])[0], atol=1e-6)
+    np.testing.assert_allclose(targets[1], values[2], atol=1e-6)
+    np.testing.assert_allclose(targets[2], [1, 1, 0, 0, 0], atol=1e-6)  # player 0 won a gammon
