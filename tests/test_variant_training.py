@@ -392,3 +392,27 @@ def test_acey_deucey_td_targets_follow_the_side_on_roll_through_a_repeated_turn(
     np.testing.assert_allclose(targets[0], flip_probs(values[1:2])[0], atol=1e-6)
     np.testing.assert_allclose(targets[1], values[2], atol=1e-6)
     np.testing.assert_allclose(targets[2], [1, 1, 0, 0, 0], atol=1e-6)  # player 0 won a gammon
+
+
+def test_the_encoders_see_acey_deucey_waiting_checkers_and_the_long_nardy_head():
+    acey, nardy = VARIANTS["acey-deucey"], VARIANTS["long-nardy"]
+    assert variant_encoder(acey.rotate) is VARIANT and variant_encoder(nardy.rotate) is VARIANT_ROTATE
+    b = acey.start.copy()
+    b[50], b[20], b[19] = 13, 1, 1  # two of ours entered (on our 20 and 19), 13 still waiting
+    e = blocks(VARIANT, b)
+    assert e["our_waiting"][0] == pytest.approx(13 / 15) and e["their_waiting"][0] == 1.0
+    assert e["our_pips"][0] == pytest.approx((13 * 25 + 39) / 360) and e["their_pips"][0] == pytest.approx(
+        375 / 360
+    )
+    assert e["our_off"][0] == 0 and e["our_can_bear_off"][0] == 0
+    # All 15 home but one still waiting: no bear-off yet.
+    home = board({6: 14}, {19: 15})
+    home[50] = 1
+    assert blocks(VARIANT, home)["our_can_bear_off"][0] == 0
+    # Long nardy: the head is the side's 24-point, 15 there at the start; one gone: 14 (units 1, 1, 1, 5.5).
+    h = nardy.start.copy()
+    h[24], h[18] = 14, 1
+    e = blocks(VARIANT_ROTATE, h)
+    np.testing.assert_array_equal(e["our_points"].reshape(24, 4)[24 - 1], [1, 1, 1, 5.5])
+    np.testing.assert_array_equal(e["their_points"].reshape(24, 4)[24 - 1], [1, 1, 1, 6])
+    assert e["our_at_start"][0] == 1 and e["their_at_start"][0] == 1
