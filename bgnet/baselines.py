@@ -129,7 +129,7 @@ class GreedyPlayer:
         rows = np.full(len(sizes), -1, dtype=np.int64)
         if not len(batch.positions):
             return rows
-        score = self.score(batch.positions, getattr(batch, "again", None))
+        score = self.score(batch.positions, batch.again)
         has = np.flatnonzero(sizes > 0)
         starts = batch.offsets[has]
         best = np.maximum.reduceat(score, starts)

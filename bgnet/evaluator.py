@@ -269,10 +269,9 @@ def for_mover(theirs: np.ndarray, again: np.ndarray | None) -> np.ndarray:
 
 def _again(batch: MoveBatch) -> np.ndarray | None:
     """The batch's ``again`` flags when any row has one (games with repeated turns), else None."""
-    again = getattr(batch, "again", None)
-    if again is None or not np.any(again):
+    if batch.again is None or not batch.again.any():
         return None
-    return np.asarray(again, dtype=bool)
+    return np.asarray(batch.again, dtype=bool)
 
 
 def variant_final_probabilities(variant: Variant, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

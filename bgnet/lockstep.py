@@ -183,16 +183,10 @@ class Lockstep:
         new[moved] = batch.positions[rows[moved]]
         unmoved = self.boards[idx[~moved]]
         new[~moved] = flip(unmoved) if variant is None else variant.flip(unmoved)
+        # The mover stays on roll after a row with ``again`` (never a row that ends the game).
         again = np.zeros(len(idx), dtype=bool)
-        flags = getattr(batch, "again", None)
-        if flags is not None and variant is not None:
-            again[moved] = flags[rows[moved]]
-            # A play that bears off the mover's last checker ends the game: no roll follows, and the
-            # final position is seen by the loser.
-            over = again & (variant.checkers(new)[0] == 0)
-            if over.any():
-                new[over] = variant.flip(new[over])
-                again &= ~over
+        if batch.again is not None:
+            again[moved] = batch.again[rows[moved]]
         self.boards[idx] = new
         self.player[idx] ^= (~again).astype(np.int64)
         self.plies[idx] += 1
