@@ -127,9 +127,6 @@ _MAX_RESULTS = 4096
 _ZOB = np.random.default_rng(0x7661_7269).integers(0, 2**63, size=(VSLOTS + 26, 48), dtype=np.int64)
 """Zobrist keys per (slot, value + 24); rows VSLOTS.. key the frozen counts and the depth."""
 
-_HASH = np.random.default_rng(0x3132).integers(1, 2**63, size=32, dtype=np.uint64) | np.uint64(1)
-"""Odd multipliers of the rows' hash in :func:`_first_unique` (a 52-slot row is 13 words, keys 2 each)."""
-
 
 @njit(cache=True)
 def _outside(w):
@@ -554,23 +551,67 @@ def generate(boards: np.ndarray, dice: np.ndarray, rules: np.ndarray) -> MoveBat
     return collect(_default.chunks(boards, dice, rules), boards, dice, VSLOTS)
 
 
-def _first_unique(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Indices of the first row of each distinct (keys, position) pair, in order (keys: (n, k) ints).
+@njit(cache=True)
+def _first_rows(keys, positions, zob):
+    """Indices of the first row of each distinct (keys, position) pair, in order.
 
-    Rows are told apart by a 64-bit hash, checked by a full comparison (on a
-    collision, an exact but slower sort of the rows' bytes).
+    An open-addressing table keyed by a Zobrist hash, with a full comparison:
+    linear in the rows (1-2 turns of acey-deucey have 10^4..10^6 of them).
     """
-    n = len(positions)
-    keys = np.ascontiguousarray(keys, dtype=np.int64).reshape(n, keys.shape[1])
-    rows = np.concatenate([keys.view(np.uint32), np.ascontiguousarray(positions).view(np.uint32)], axis=1)
-    h = np.zeros(n, dtype=np.uint64)
-    for j in range(rows.shape[1]):
-        h = (h ^ (rows[:, j].astype(np.uint64) * _HASH[j])) * _HASH[-1]
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    if not (rows[first[inverse.ravel()]] == rows).all():
-        rows = np.ascontiguousarray(rows)
-        _, first = np.unique(rows.view(np.dtype((np.void, rows.shape[1] * 4))).ravel(), return_index=True)
-    return np.sort(first)
+    n = positions.shape[0]
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    m = 0
+    for r in range(n):
+        h = 0
+        for i in range(VSLOTS):
+            if positions[r, i] != 0:
+                h ^= zob[i, positions[r, i] + 24]
+        for j in range(keys.shape[1]):
+            x = keys[r, j] * -7046029254386353131 + j  # splitmix64's steps, wrapping
+            x = (x ^ (x >> 31)) * -4658895280553007687
+            h ^= x ^ (x >> 29)
+        slot = h & mask
+        while True:
+            t = table[slot]
+            if t < 0:
+                table[slot] = r
+                out[m] = r
+                m += 1
+                break
+            same = True
+            for j in range(keys.shape[1]):
+                if keys[t, j] != keys[r, j]:
+                    same = False
+                    break
+            if same:
+                for i in range(VSLOTS):
+                    if positions[t, i] != positions[r, i]:
+                        same = False
+                        break
+            if same:
+                break
+            slot = (slot + 1) & mask
+    return out[:m]
+
+
+def _first_unique(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Indices of the first row of each distinct (keys, position) pair, in order (keys: (n, k) ints)."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64).reshape(len(positions), keys.shape[1])
+    return _first_rows(keys, np.ascontiguousarray(positions, dtype=np.int8), _ZOB)
+
+
+@njit(cache=True)
+def _flip_rows(boards, rotate):
+    """:meth:`Variant.flip` of (n, 52) boards, compiled (the 1-2 turns flip 10^5 rows and more)."""
+    out = np.empty_like(boards)
+    for r in range(boards.shape[0]):
+        _flip_into(boards[r], rotate, out, r)
+    return out
 
 
 def widen(boards: np.ndarray) -> np.ndarray:
@@ -718,19 +759,22 @@ class Variant:
             over = ~((positions[:, :THEIR_WAITING] < 0).any(1) | (positions[:, THEIR_WAITING] < 0))
             add(a[over], d[over], c[over], e[over], positions[over], st[over], False)
             live = ~over
-            add(a[live], d[live], c[live], e[live], self.flip(positions[live]), st[live], True)
+            add(a[live], d[live], c[live], e[live], _flip_rows(positions[live], rot), st[live], True)
 
         def played_all(st):
             return (st[:, :, 0] >= 0).sum(1) == MAX_STEPS
 
         european = self.rules[R_ACEY] == ACEY_EUROPEAN
+        rot = self.rules[R_ROTATE]
         keep = ~cont
         add(np.flatnonzero(keep), 0, -1, -1, batch.positions[keep], steps[keep], False)
         # Stage 2: every double from every 1-2 played in full.
         a_rows = np.flatnonzero(cont)
         src = np.repeat(a_rows, 6)
         d = np.tile(np.arange(1, 7), len(a_rows))
-        b = generate(np.repeat(self.flip(batch.positions[a_rows]), 6, 0), np.stack([d, d], 1), self.rules)
+        b = generate(
+            np.repeat(_flip_rows(batch.positions[a_rows], rot), 6, 0), np.stack([d, d], 1), self.rules
+        )
         bsizes = np.diff(b.offsets)
         none = bsizes == 0  # the chosen double cannot be played: the turn ends after the 1-2
         add(src[none], d[none], -1, -1, batch.positions[src[none]], steps[src[none]], False)
@@ -754,7 +798,7 @@ class Variant:
             # Stage 3 (European): the complement 7 - d after four d's.
             f = np.flatnonzero(full)
             c_d = 7 - b_d[f]
-            c = generate(self.flip(b_pos[f]), np.stack([c_d, c_d], 1), self.rules)
+            c = generate(_flip_rows(b_pos[f], rot), np.stack([c_d, c_d], 1), self.rules)
             csizes = np.diff(c.offsets)
             g = f[csizes == 0]
             add(b_a[g], b_d[g], kb[g], -1, b_pos[g], b_steps[g], False)
