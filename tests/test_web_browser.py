@@ -112,7 +112,8 @@ def theirs_step(board: np.ndarray, src: int, dst: int) -> np.ndarray:
 
 
 def click(driver, slot: int) -> None:
-    driver.find_element(By.ID, "pt-off" if slot == 0 else f"pt-{slot}").click()
+    # The tray is where checkers go off, and where acey-deucey's waiting checkers (slot 26) come from.
+    driver.find_element(By.ID, "pt-off" if slot in (0, 26) else f"pt-{slot}").click()
 
 
 def test_a_whole_game_played_by_clicks(browser, url):
@@ -272,7 +273,10 @@ def variant_step(board: np.ndarray, src: int, dst: int, capture: str) -> np.ndar
     docs (written here again, independently of the page): a hit sends a lone checker to the bar, a pin
     keeps it under ours (slot 25 + p), leaving a pinning point frees it."""
     b = board.copy()
-    b[src] -= 1
+    if src == 26:  # a waiting checker enters
+        b[50] -= 1
+    else:
+        b[src] -= 1
     if 1 <= src <= 24 and b[src] == 0 and b[25 + src] < 0:
         b[src], b[25 + src] = -1, 0
     if dst > 0:
@@ -290,7 +294,7 @@ def variant_url(bot):
         yield base
 
 
-@pytest.mark.parametrize("label, seed", [("plakoto", 4), ("fevga", 9)])
+@pytest.mark.parametrize("label, seed", [("plakoto", 4), ("fevga", 9), ("acey-deucey", 2)])
 def test_a_whole_variant_game_played_by_clicks(browser, variant_url, label, seed):
     from bgnet.variant_format import legal_variant_plays
     from bgnet.variants import variant
@@ -313,7 +317,8 @@ def test_a_whole_variant_game_played_by_clicks(browser, variant_url, label, seed
             assert len(drawn) == int((board[26:50] != 0).sum())
         plays = legal_variant_plays(game, board, Dice.of(*state["dice"]))
         play = plays[int(rng.integers(len(plays)))]
-        if moves % 5 == 4:  # now and then from the list of legal plays instead of clicks
+        whole_turn = state["dice"] == [2, 1] and label == "acey-deucey"  # 1-2 and a double: from the list
+        if moves % 5 == 4 or whole_turn:  # now and then from the list of legal plays instead of clicks
             browser.find_element(By.CSS_SELECTOR, f"#legalplays option[value='{play.notation}']").click()
             browser.find_element(By.ID, "playlegal").click()
             moves += 1
@@ -325,6 +330,7 @@ def test_a_whole_variant_game_played_by_clicks(browser, variant_url, label, seed
             partial = variant_step(partial, f, t, state["rules"]["capture"])
             assert shown_board(browser) == partial.tolist(), f"after {f}/{t} of {play.notation}"
         assert partial.tolist() == game.flip(play.position).tolist()
+        assert "Confirm?" in browser.find_element(By.ID, "status").text
         browser.find_element(By.ID, "confirm").click()
         moves += 1
     else:

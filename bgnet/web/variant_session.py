@@ -30,7 +30,7 @@ from bgnet.variant_format import (
     format_variant_position,
     legal_variant_plays,
     parse_variant_play,
-    play_notation,
+    row_notation,
 )
 from bgnet.variant_game import Turn, VariantMatch
 from bgnet.variants import CAPTURE_HIT, CAPTURE_PIN, R_BLOCK, R_CAPTURE, Variant
@@ -151,7 +151,7 @@ class VariantWebGame:
         batch = m.results()
         with self.eval_lock:
             row = int(self.bot.choose(batch, np.array([PERSON]))[0])
-        play = play_notation(m.game, m.board, batch.steps_of(row)) if row >= 0 else ""
+        play = row_notation(m.game, batch, row) if row >= 0 else ""
         return {
             "for": "you",
             "variant": m.game.label,
@@ -228,7 +228,8 @@ class VariantWebGame:
                         row = int(self.bot.choose(batch, np.array([BOT]))[0])
                     if not 0 <= row < batch.offsets[1]:
                         raise BgnetError(f"the bot {self.bot.name} returned row {row}, not a legal play")
-                self._record(m.play(row))
+                text = row_notation(m.game, batch, row) if row >= 0 else ""
+                self._record(m.play(row), text)
                 continue
             if batch.offsets[1] == 0:
                 dice = list(m.dice)
@@ -240,15 +241,15 @@ class VariantWebGame:
         if m.over:
             self.events.append({"kind": "over", "text": self._result_text()})
 
-    def _record(self, turn: Turn) -> None:
+    def _record(self, turn: Turn, text: str) -> None:
+        """The event of the bot's ``turn`` (written ``text``), with the board after it seen by the person."""
         m = self.match
-        game = m.game
         self.events.append(
             {
                 "kind": "move",
                 "who": "bgnet",
                 "dice": list(turn.dice),
-                "play": play_notation(game, turn.board, turn.steps) if turn.row >= 0 else "",
+                "play": text,
                 "steps": [[int(f), int(t)] for f, t in turn.steps],
                 "again": turn.again,
                 "board": [int(x) for x in m.board_for(PERSON)],
