@@ -277,7 +277,7 @@ def test_variant_configs_refuse_what_does_not_fit():
         make_config({"variant": "backgammon", "encoder": "variant"})
     with pytest.raises(ConfigError, match="race_hidden"):
         make_config({"variant": "plakoto", "encoder": "variant", "race_hidden": [8]})
-    for name in GAMES:
+    for name in (*GAMES, "acey-deucey"):
         game = load_config(ROOT / "configs" / "variants" / f"{name}.toml").game()
         assert game is not None and game.name == name
 
@@ -416,3 +416,18 @@ def test_the_encoders_see_acey_deucey_waiting_checkers_and_the_long_nardy_head()
     np.testing.assert_array_equal(e["our_points"].reshape(24, 4)[24 - 1], [1, 1, 1, 5.5])
     np.testing.assert_array_equal(e["their_points"].reshape(24, 4)[24 - 1], [1, 1, 1, 6])
     assert e["our_at_start"][0] == 1 and e["their_at_start"][0] == 1
+
+
+def test_the_shipped_acey_deucey_bot_loads_and_plays_legal_games():
+    """Two games only (a 1-2 has thousands of whole turns); its strength is in its report."""
+    bot = make_player("bgnet", "acey-deucey")  # the shipped network of the game
+    assert isinstance(bot, NetPlayer) and bot.variant is not None and bot.variant.name == "acey-deucey"
+    seen = [0]
+    engine = Lockstep(
+        2, 2, np.random.default_rng(0), variant=bot.variant, dice=lambda g: duplicate_dice(11, g, 2000)
+    )
+    choose = duel((checked(bot.choose, seen), RandomPlayer(seed=4).choose))
+    finished: list[FinishedGame] = []
+    while engine.running:
+        finished += engine.step(choose)
+    assert len(finished) == 2 and seen[0] > 20 and all(g.points != 0 for g in finished)
