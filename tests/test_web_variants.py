@@ -160,6 +160,23 @@ def test_variant_sessions_refuse_bad_input_with_one_line(url):
     assert call(url, "GET", f"/api/games/{sid}")[1]["phase"] == "move"  # nothing happened
 
 
+def test_a_typed_play_is_read_and_the_listed_plays_are_capped(url, monkeypatch):
+    import bgnet.web.variant_session as vs
+
+    state = _new(url, variant="plakoto", seed=3)
+    assert state["legal_total"] == len(state["legal"])
+    game = variant("plakoto")
+    board = np.array(state["board"], dtype=np.int8)
+    plays = legal_variant_plays(game, board, Dice.of(*state["dice"]))
+    # Typed as a person would: parts in another order, spaces, no marks.
+    typed = "  ".join(reversed(plays[-1].notation.replace("^", "").split()))
+    status, after = call(url, "POST", f"/api/games/{state['id']}/move", body={"play": typed})
+    assert status == 200 and after["events"][0]["play"] == plays[-1].notation
+    monkeypatch.setattr(vs, "MAX_LISTED", 1)
+    state = _new(url, variant="fevga", seed=5)
+    assert len(state["legal"]) == 1 and state["legal_total"] >= 1
+
+
 def test_the_hint_is_the_bots_choice_among_the_legal_plays(url):
     state = _new(url, variant="fevga", seed=12)
     status, hint = call(url, "GET", f"/api/games/{state['id']}/hint")

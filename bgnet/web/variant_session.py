@@ -41,6 +41,9 @@ ACTIONS = ("move", "next")
 """The person's actions in a variant session (no cube, no resignation: the dice are rolled for both)."""
 
 BOT, PERSON = 0, 1
+MAX_LISTED = 2000
+"""Legal plays sent with a state at most (a European 1-2 in acey-deucey can have 100,000s: the rest are
+typed, ``legal_total`` says how many there are)."""
 _WHO = {BOT: "bgnet", PERSON: "you"}
 
 
@@ -93,10 +96,13 @@ class VariantWebGame:
         m = self.match
         game = m.game
         legal = []
+        total = 0
         mine = not m.over and m.turn == PERSON
         if mine:
             batch = m.results()
-            for p in self._plays():
+            plays = self._plays()
+            total = len(plays)
+            for p in plays[:MAX_LISTED]:
                 again = bool(batch.again[p.row]) if batch.again is not None else False
                 after = p.position if again else game.flip(p.position)
                 legal.append({"play": p.notation, "board": [int(x) for x in after], "again": again})
@@ -120,6 +126,7 @@ class VariantWebGame:
                 "winner": None if not m.match_over else _WHO[int(m.score[PERSON] > m.score[BOT])],
             },
             "legal": legal,
+            "legal_total": total,
             "result": None,
             "position": format_variant_position(m.board_for(PERSON), game),
             "bot": self.bot.name,

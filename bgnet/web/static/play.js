@@ -115,6 +115,8 @@
     selected = null;
     turn = state.phase === "move" && state.actor === "you" && state.legal.length ? new BG.Turn(state.board, state.dice, state.legal, state.rules || undefined) : null;
     fillPlays(state.legal);
+    $("legalmore").textContent = state.legal_total > state.legal.length ? `${state.legal.length} of ${state.legal_total} legal plays listed: type the others` : "";
+    $("legalmore").classList.toggle("hidden", !(state.legal_total > state.legal.length));
     if (state.message) $("error").textContent = state.message;
     $("hintbox").classList.add("hidden");
   }
@@ -256,6 +258,7 @@
   $("undo").onclick = () => { if (turn) { turn.undo(); selected = null; update(); } };
   $("confirm").onclick = () => { if (turn && turn.done()) post("move", { play: turn.play() }); };
   $("playlegal").onclick = () => { if ($("legalplays").value) post("move", { play: $("legalplays").value }); };
+  $("playtyped").onclick = () => { if ($("typed").value.trim()) post("move", { play: $("typed").value }); };
   $("hint").onclick = () => act(async () => showHint(await api("GET", `/api/games/${sid}/hint`)));
   $("new").onclick = () => {
     const match = document.querySelector("input[name=kind]:checked").value === "match";
