@@ -21,10 +21,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgnet.dice import ALL_ROLLS
-from bgnet.variants import PIN, VARIANTS, VSLOTS, variant
+from bgnet.variants import OUR_WAITING, PIN, THEIR_WAITING, VARIANTS, VSLOTS, variant
 
 PERFT = Path(__file__).parent / "data" / "variants-perft.json"
-LABELS = [*VARIANTS, *(f"{name}+no-forced-max" for name in VARIANTS)]
+# The games whose turn is one roll with nothing waiting to enter (issue 15's); long nardy and
+# acey-deucey have their own file, test_variants_nardy_acey.py, and share the perft file.
+ONE_ROLL_GAMES = ("backgammon", "nackgammon", "portes", "tavla", "plakoto", "fevga")
+LABELS = [*ONE_ROLL_GAMES, *(f"{name}+no-forced-max" for name in ONE_ROLL_GAMES)]
+PERFT_LABELS: dict[str, list[str]] = {
+    **{name: [name, f"{name}+no-forced-max"] for name in ONE_ROLL_GAMES},
+    "long-nardy": ["long-nardy", "long-nardy+no-forced-max"],
+    "acey-deucey": ["acey-deucey", "acey-deucey+enter-all", "acey-deucey+european-1-2"],
+}
+# A 1-2 in the middle of an acey-deucey game has 10^4 results (10^5 under the European rule), too many
+# for the reference at depth 2: depth 1 only there, and the European rule at the start and mid-1 only.
+PERFT_SHALLOW = ("acey-deucey",)
+PERFT_POSITIONS = {"acey-deucey+european-1-2": ["start", "mid-1"]}
 ROLLS = [(d.high, d.low) for d in ALL_ROLLS]
 
 
@@ -37,15 +49,18 @@ def vb(
     *,
     pinned_ours: tuple[int, ...] = (),
     pinned_theirs: tuple[int, ...] = (),
+    waiting: tuple[int, int] = (0, 0),
 ) -> np.ndarray:
     """A variant board from the mover's side, every point in the MOVER's numbering.
 
     ``ours``: checkers per point (25 = our bar); ``theirs``: the opponent's
     checkers on top of each of our points (0 = their bar); ``pinned_ours``:
     points where one of ours is pinned under theirs; ``pinned_theirs``: where
-    one of theirs is pinned under ours.
+    one of theirs is pinned under ours; ``waiting``: checkers not yet entered,
+    ours and theirs (acey-deucey).
     """
     b = np.zeros(VSLOTS, dtype=np.int8)
+    b[OUR_WAITING], b[THEIR_WAITING] = waiting[0], -waiting[1]
     for p, n in ours.items():
         b[p] += n
     for p, n in theirs.items():
@@ -601,10 +616,14 @@ def kernel_perft(label: str, board: np.ndarray, deep: bool) -> tuple[int, int]:
 
 def test_perft_file_covers_every_variant():
     entries = _perft_entries()
-    assert {e["variant"] for e in entries} == set(LABELS)
-    for label in LABELS:
+    assert set(PERFT_LABELS) == set(VARIANTS)
+    every = [label for labels in PERFT_LABELS.values() for label in labels]
+    assert {e["variant"] for e in entries} == set(every)
+    for label in every:
         mine = [e for e in entries if e["variant"] == label]
-        assert [e["position"] for e in mine] == ["start", "mid-1", "mid-2", "mid-3"]
+        assert [e["position"] for e in mine] == PERFT_POSITIONS.get(
+            label, ["start", "mid-1", "mid-2", "mid-3"]
+        )
         assert mine[0]["board"] == [int(x) for x in variant(label).start]
         assert all(len(e["board"]) == VSLOTS for e in mine)
 
@@ -624,14 +643,18 @@ def test_perft_counts(entry):
 
 
 def perft(label: str, board: np.ndarray, deep: bool = True) -> tuple[int, int]:
-    """Results summed over the 21 rolls (depth 1), and over the 21 rolls of every one of them (depth 2)."""
+    """Results summed over the 21 rolls (depth 1), and over the 21 rolls of every one of them (depth 2).
+
+    A result is a whole turn's (position, again); either way the position is
+    seen by the side on roll next, so depth 2 rolls from it as it stands.
+    """
     d1 = d2 = 0
     for dice in ROLLS:
-        found = ref.results(board, dice, label)
+        found = ref.turns(board, dice, label)
         d1 += len(found)
-        for r in found if deep else ():
+        for r, _ in found if deep else ():
             nxt = np.frombuffer(r, dtype=np.int8)
-            d2 += sum(len(ref.results(nxt, dice2, label)) for dice2 in ROLLS)
+            d2 += sum(len(ref.turns(nxt, dice2, label)) for dice2 in ROLLS)
     return d1, d2
 
 
@@ -639,28 +662,38 @@ def perft_positions(name: str) -> list[np.ndarray]:
     """The start and three mid-game positions of a game, reached by seeded random play with the reference."""
     rotate = ref.rules_of(name).rotate
     rng = np.random.default_rng(sum(map(ord, name)))
-    b = np.array(VARIANTS[name].start, dtype=np.int8)
+    own = ref.start_board(name)
+    b = np.array(VARIANTS[name].start, dtype=np.int8) if own is None else own
     out = [b.copy()]
     for ply in range(1, 41):
         d = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
-        found = sorted(ref.results(b, d, name))
+        found = sorted(ref.turns(b, d, name))
         b = (
             ref.flip(b, rotate)
             if not found
-            else np.frombuffer(found[rng.integers(len(found))], np.int8).copy()
+            else np.frombuffer(found[rng.integers(len(found))][0], np.int8).copy()
         )
         if ply in (12, 26, 40):
             out.append(b.copy())
     return out
 
 
-def make_perft() -> dict:
+def make_perft(names: list[str], old: list[dict]) -> dict:
+    """The perft file: the entries of the games ``names`` made anew, the others kept from ``old``."""
     entries = []
-    for name in VARIANTS:
+    for name, labels in PERFT_LABELS.items():
+        if name not in names:
+            entries += [e for e in old if e["variant"] in labels]
+            continue
+        mine = []
         for i, board in enumerate(perft_positions(name)):
-            for label in (name, f"{name}+no-forced-max"):
-                # Depth 2 of the house rule only from the start: the reference takes minutes for the rest.
-                deep = i == 0 or "+" not in label
+            for label in labels:
+                if i >= len(PERFT_POSITIONS.get(label, "1234")):
+                    continue
+                # Depth 2 of a house rule only from the start: the reference takes minutes for the rest.
+                deep = (
+                    i == 0 or ("+" not in label and name not in PERFT_SHALLOW)
+                ) and label not in PERFT_POSITIONS
                 d1, d2 = perft(label, board, deep)
                 entry = {
                     "variant": label,
@@ -670,16 +703,21 @@ def make_perft() -> dict:
                 }
                 if deep:
                     entry["depth2"] = d2
-                entries.append(entry)
+                mine.append(entry)
                 print(label, i, d1, d2, file=sys.stderr, flush=True)
+        entries += mine
     return {
         "note": (
             "Counts of legal results made by tests/variant_reference.py (not by bgnet): depth1 sums the "
             "results of the 21 distinct rolls from the board (52 slots, seen by the side on roll); depth2 "
-            "sums, over every one of those results, the results of the 21 rolls (a pass adds nothing); "
-            "no depth2 for the house rule's mid-game positions (slow in the reference). "
-            "Regenerate (about 25 minutes): "
-            "python tests/test_variants_rules.py --perft > tests/data/variants-perft.json"
+            "sums, over every one of those results, the results of the 21 rolls (a pass adds nothing). "
+            "A result is a whole turn, (position, again) in acey-deucey: the position is seen by the side "
+            "on roll next, the opponent or, after a 1-2 played in full, the mover.  No depth2 for the house "
+            "rules' mid-game positions nor for acey-deucey's, and the European 1-2 rule only at the start "
+            "and mid-1, depth 1 (slow in the reference: a 1-2 there has up to 10^5 results).  Regenerate "
+            "(about 45 minutes for all, or only the games named): "
+            "python tests/test_variants_rules.py --perft [GAME ...] > variants-perft.json, then move it "
+            "over tests/data/variants-perft.json"
         ),
         "entries": entries,
     }
@@ -692,10 +730,12 @@ def perft_json(data: dict) -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--perft"]:
+    games = sys.argv[2:] or list(PERFT_LABELS)
+    if sys.argv[1:2] != ["--perft"] or not set(games) <= set(PERFT_LABELS):
         print(
-            "usage: python tests/test_variants_rules.py --perft > tests/data/variants-perft.json",
+            "usage: python tests/test_variants_rules.py --perft [GAME ...] > variants-perft.json "
+            f"(games: {', '.join(PERFT_LABELS)})",
             file=sys.stderr,
         )
         sys.exit(2)
-    print(perft_json(make_perft()))
+    print(perft_json(make_perft(games, _perft_entries() if PERFT.exists() else [])))
