@@ -258,7 +258,10 @@
   $("undo").onclick = () => { if (turn) { turn.undo(); selected = null; update(); } };
   $("confirm").onclick = () => { if (turn && turn.done()) post("move", { play: turn.play() }); };
   $("playlegal").onclick = () => { if ($("legalplays").value) post("move", { play: $("legalplays").value }); };
-  $("playtyped").onclick = () => { if ($("typed").value.trim()) post("move", { play: $("typed").value }); };
+  $("playtyped").onclick = () => {
+    if (!$("typed").value.trim()) return;
+    post("move", { play: $("typed").value }).then(() => { if (!$("error").textContent) $("typed").value = ""; });
+  };
   $("hint").onclick = () => act(async () => showHint(await api("GET", `/api/games/${sid}/hint`)));
   $("new").onclick = () => {
     const match = document.querySelector("input[name=kind]:checked").value === "match";
