@@ -26,6 +26,10 @@ fevga in turn, to N points (5 without ``--match``), each game with its own
 bot.  Without ``--match`` one game is played (``--games N``: N games, each
 from an opening roll).
 
+The course of the games (opening roll, dice, repeated turns, results, the
+winner starting the next game) is :class:`bgnet.variant_game.VariantMatch`'s,
+the same as the web board's; this module talks to the person.
+
 The bot is ``--bot SPEC`` (:func:`bgnet.players.make_player` with the game),
 by default :func:`default_bot_spec`: the network shipped for the game, or
 backgammon's for games with backgammon's moves, else ``greedy``
@@ -50,7 +54,6 @@ from typing import IO
 import numpy as np
 
 from bgnet.commands.common import Console, Quit
-from bgnet.dice import opening_dice, roll
 from bgnet.errors import BgnetError, IllegalMoveError
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch
@@ -63,6 +66,7 @@ from bgnet.variant_format import (
     parse_variant_play,
     row_notation,
 )
+from bgnet.variant_game import VariantMatch
 from bgnet.variants import TAVLI, Variant, variant
 
 __all__ = [
@@ -132,11 +136,6 @@ def add_variant_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _roll(rng: np.random.Generator) -> tuple[int, int]:
-    d = roll(rng)
-    return d.high, d.low
-
-
 def _points_text(points: int) -> str:
     return f"{points} point{'s' if points != 1 else ''}"
 
@@ -158,13 +157,21 @@ class VariantSession:
     rng: np.random.Generator
     length: int = 0
     count: int = 1
-    score: list[int] = field(default_factory=lambda: [0, 0])
-    results: list[tuple[str, int | None, int]] = field(default_factory=list)
     plays: list = field(default_factory=list)
+    match: VariantMatch | None = None
 
     @property
     def bot_name(self) -> str:
         return self.bots[0].name
+
+    @property
+    def score(self) -> list[int]:
+        return self.match.score if self.match is not None else [0, 0]
+
+    @property
+    def results(self) -> list[tuple[str, int | None, int]]:
+        """The games finished: (label, winner or None for a draw, points)."""
+        return self.match.record if self.match is not None else []
 
     def run(self) -> int:
         """Play the games; 0 when they end or the person quits, 130 after Ctrl-C."""
@@ -174,18 +181,12 @@ class VariantSession:
         c.say(f"bgnet play: you (X) against the bot (O): {kind} of {names}.")
         c.say(f"Commands at your turn: {HELP}.")
         code = 0
+        self.match = VariantMatch(
+            self.games, self.rng, length=self.length, count=0 if self.length else self.count
+        )
         try:
-            starter: int | None = None
-            number = 0
-            while (self.length and max(self.score) < self.length) or (
-                not self.length and number < self.count
-            ):
-                k = number % len(self.games)
-                winner, points = self.play_game(self.games[k], self.bots[k], number, starter)
-                number += 1
-                if winner is not None:
-                    self.score[winner] += points
-                starter = winner if self.length else None
+            while not self.match.match_over:
+                self.play_game(self.match)
                 if self.length:
                     c.say(
                         f"Score: you {self.score[PERSON]}, the bot {self.score[BOT]} "
@@ -210,69 +211,49 @@ class VariantSession:
 
     # -- one game --------------------------------------------------------------
 
-    def play_game(
-        self, game: Variant, bot: Player, number: int, starter: int | None
-    ) -> tuple[int | None, int]:
-        """One game; (winner, points), winner None for a draw (0 points)."""
+    def play_game(self, m: VariantMatch) -> None:
+        """The next game of ``m``, turn by turn (its course and dice are :class:`VariantMatch`'s)."""
         c = self.console
+        m.new_game()
+        game, bot = m.game, self.bots[m.number % len(self.bots)]
         c.say()
-        c.say(f"Game {number + 1}: {game.label}; the bot is {bot.name}.")
-        dice: tuple[int, int]
-        if starter is None:
-            a, b = opening_dice(self.rng)
-            player = BOT if a > b else PERSON
-            who = "You start" if player == PERSON else "The bot starts"
-            if game.opening == "reroll":
-                dice = _roll(self.rng)
-                c.say(f"Opening roll: you roll {b}, the bot rolls {a}. {who} and rolls {dice[0]}-{dice[1]}.")
-            else:
-                dice = (max(a, b), min(a, b))
-                c.say(f"Opening roll: you roll {b}, the bot rolls {a}. {who} with {dice[0]}-{dice[1]}.")
+        c.say(f"Game {m.number + 1}: {game.label}; the bot is {bot.name}.")
+        d = m.dice
+        if m.opening is not None:
+            who = "You start" if m.turn == PERSON else "The bot starts"
+            a, b = m.opening[BOT], m.opening[PERSON]
+            how = "and rolls" if game.opening == "reroll" else "with"
+            c.say(f"Opening roll: you roll {b}, the bot rolls {a}. {who} {how} {d[0]}-{d[1]}.")
         else:
-            player = starter
-            dice = _roll(self.rng)
-            c.say(f"{'You' if player == PERSON else 'The bot'} won the last game and start.")
-        board = game.start.copy()  # from the side on roll
-        while True:
-            if player == PERSON:
-                after, again = self.person_turn(game, board, dice)
+            c.say(f"{'You' if m.turn == PERSON else 'The bot'} won the last game and start.")
+        while not m.over:
+            mover = m.turn
+            if mover == PERSON:
+                row = self.person_turn(game, m.board, m.dice)
             else:
-                after, again = self.bot_turn(game, bot, board, dice)
-            # ``after`` is seen by the side on roll next: the mover itself after a 1-2 turn
-            # played in full (acey-deucey), else the opponent.  The result is judged from the loser.
-            loser_view = game.flip(after) if again else after
-            won = game.result(loser_view)
-            if won is not None:
-                c.say(draw_variant(loser_view if player == BOT else game.flip(loser_view), game))
-                return self._ended(game, player, won)
-            board = after
-            if again:
-                dice = _roll(self.rng)
-                who = "You roll" if player == PERSON else "The bot rolls"
-                c.say(f"{who} again.")
-                continue
-            player ^= 1
-            dice = _roll(self.rng)
+                row = self.bot_turn(game, bot, m.board, m.dice)
+            turn = m.play(row)
+            if m.over:
+                c.say(draw_variant(m.board_for(PERSON), game))
+                self._ended(game, mover, m.points)
+            elif turn.again:
+                c.say(f"{'You roll' if mover == PERSON else 'The bot rolls'} again.")
 
-    def _ended(self, game: Variant, mover: int, won: int) -> tuple[int | None, int]:
+    def _ended(self, game: Variant, mover: int, won: int) -> None:
         c = self.console
         if won == 0:
             c.say("Both mothers are pinned: the game is a draw (0 points).")
-            self.results.append((game.label, None, 0))
-            return None, 0
+            return
         who = "You win" if mover == PERSON else "The bot wins"
         c.say(f"{who} the game of {game.label}: {_points_text(won)}.")
-        self.results.append((game.label, mover, won))
-        return mover, won
 
-    def bot_turn(
-        self, game: Variant, bot: Player, board: np.ndarray, dice: tuple[int, int]
-    ) -> tuple[np.ndarray, bool]:
-        """The bot's turn: the position after it (seen by the side on roll next), whether it rolls again."""
-        batch = game.generate(board[None, :], np.array([dice]))
+    def bot_turn(self, game: Variant, bot: Player, board: np.ndarray, dice: tuple[int, int]) -> int:
+        """The bot's turn: the row of its play among the roll's results (-1: it passes)."""
+        assert self.match is not None
+        batch = self.match.results()
         if batch.offsets[1] == 0:
             self.console.say(f"The bot rolls {dice[0]}-{dice[1]}: no legal play, it passes.")
-            return game.flip(board), False
+            return -1
         row = int(bot.choose(batch, np.array([BOT]))[0])
         if not 0 <= row < batch.offsets[1]:
             raise BgnetError(
@@ -280,18 +261,17 @@ class VariantSession:
             )
         text = row_notation(game, batch, row)
         self.console.say(f"The bot rolls {dice[0]}-{dice[1]} and plays {text}.")
-        again = getattr(batch, "again", None)
-        return batch.positions[row].copy(), bool(again is not None and again[row])
+        return row
 
-    def person_turn(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> tuple[np.ndarray, bool]:
-        """The person's turn: the position after it (seen by who rolls next), whether they roll again."""
+    def person_turn(self, game: Variant, board: np.ndarray, dice: tuple[int, int]) -> int:
+        """The person's turn: the row of the play typed among the roll's results (-1: a pass)."""
         c = self.console
         c.say()
         c.say(draw_variant(board, game))
         plays = legal_variant_plays(game, board, dice)
         if not plays:
             c.say(f"You roll {dice[0]}-{dice[1]}: no legal play, you pass.")
-            return game.flip(board), False
+            return -1
         self.plays = plays
         try:
             while True:
@@ -319,7 +299,7 @@ class VariantSession:
                     c.say(f"{e} (? lists the legal plays)")
                     continue
                 c.say(f"You play {chosen.notation}.")
-                return np.array(chosen.position, dtype=np.int8), chosen.again
+                return chosen.row
         finally:
             self.plays = []
 
@@ -459,7 +439,7 @@ def watch_variant(
     last = finished[0]
     points = last.points
     # The final position is seen by the loser (on roll); a draw (plakoto) has no repeated turns.
-    on_roll = 1 if points > 0 else 0 if points < 0 else last.first ^ (last.plies % 2)
+    on_roll = 1 if points > 0 else 0 if points < 0 else int(last.on_roll()[-1])
     print(draw_variant(last.final if on_roll == 0 else game.flip(last.final), game), file=out)
     if points == 0:
         print("The game is a draw (both mothers pinned): 0 points.", file=out)
