@@ -457,7 +457,7 @@ def acey_board(rng: np.random.Generator) -> np.ndarray:
 def _spread(label: str, slow: bool) -> int:
     """Where a 1-2 is tried (see :func:`some_roll`): by the rule's cost in the reference."""
     if label.endswith("european-1-2"):
-        return 4 if slow else 2
+        return 4 if slow else 1
     return 24 if slow else 5
 
 
