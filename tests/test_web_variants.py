@@ -18,6 +18,7 @@ from bgnet.cli import main  # noqa: E402
 from bgnet.dice import Dice  # noqa: E402
 from bgnet.variant_format import legal_variant_plays, parse_variant_position  # noqa: E402
 from bgnet.variants import variant  # noqa: E402
+from bgnet.web import variant_session as vs  # noqa: E402
 from bgnet.web.app import create_app  # noqa: E402
 
 
@@ -70,9 +71,12 @@ def _play_out(url, state: dict, rng: np.random.Generator) -> tuple[dict, dict[st
         assert state["actor"] == "you" and state["rules"]["capture"] in ("hit", "pin", "none")
         board = np.array(state["board"], dtype=np.int8)
         plays = legal_variant_plays(game, board, Dice.of(*state["dice"]))
-        assert [p["play"] for p in state["legal"]] == [p.notation for p in plays]
+        # At most MAX_LISTED are listed (a 1-2 can have thousands); legal_total counts them all.
+        assert state["legal_total"] == len(plays) and len(state["legal"]) == min(len(plays), vs.MAX_LISTED)
+        listed = plays[: len(state["legal"])]
+        assert [p["play"] for p in state["legal"]] == [p.notation for p in listed]
         batch = game.generate(board[None, :], np.array([state["dice"]]))
-        for shown, p in zip(state["legal"], plays, strict=True):
+        for shown, p in zip(state["legal"], listed, strict=True):
             again = bool(batch.again[p.row]) if batch.again is not None else False
             after = p.position if again else game.flip(p.position)  # seen by the person
             assert shown["board"] == [int(x) for x in after] and shown["again"] is again
@@ -80,7 +84,8 @@ def _play_out(url, state: dict, rng: np.random.Generator) -> tuple[dict, dict[st
         _, back = parse_variant_position(state["position"])
         assert back.tolist() == state["board"]
         k = int(rng.integers(len(plays)))
-        before = np.array(state["legal"][k]["board"], dtype=np.int8)
+        again_k = bool(batch.again[plays[k].row]) if batch.again is not None else False
+        before = plays[k].position.copy() if again_k else game.flip(plays[k].position)
         status, state = call(url, "POST", f"/api/games/{sid}/move", body={"play": plays[k].notation})
         assert status == 200, state
     raise AssertionError("the game did not end")
