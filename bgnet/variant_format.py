@@ -420,7 +420,11 @@ def legal_variant_plays(
     """
     b = np.asarray(board, dtype=np.int8)
     d = _dice_pair(dice)
-    batch = variant.generate(b[None, :], np.array([[d.high, d.low]]))
+    return plays_of(variant, variant.generate(b[None, :], np.array([[d.high, d.low]])))
+
+
+def plays_of(variant: Variant, batch: MoveBatch) -> list[VariantPlay]:
+    """The plays of a one-input batch already generated (a 1-2 is costly: generate it once)."""
     return [_play_of(variant, batch, row) for row in batch.rows(0)]
 
 

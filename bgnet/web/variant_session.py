@@ -28,8 +28,8 @@ from bgnet.game import GameError
 from bgnet.players import Player
 from bgnet.variant_format import (
     format_variant_position,
-    legal_variant_plays,
     parse_variant_play,
+    plays_of,
     row_notation,
 )
 from bgnet.variant_game import Turn, VariantMatch
@@ -89,7 +89,7 @@ class VariantWebGame:
 
     def _plays(self):
         m = self.match
-        return legal_variant_plays(m.game, m.board, m.dice)
+        return plays_of(m.game, m.results())  # the turn's cached batch: a 1-2 is generated once
 
     def state(self) -> dict:
         """The JSON state from the person's side; the pending events are handed over."""
