@@ -29,7 +29,11 @@ instead: boards are the variant's 52-slot boards, moves come from
 :meth:`~bgnet.variants.Variant.generate`, the opening follows the variant
 (``"reroll"``: the opening roll only says who starts, whose first roll is
 then the game's first row of dice), and a game ends as
-:meth:`~bgnet.variants.Variant.result` says (a draw scores 0).
+:meth:`~bgnet.variants.Variant.result` says (a draw scores 0).  With
+``narrow=`` (a scorer, self-play's shortcut) acey-deucey's 1-2 goes on to
+its doubles from only the ``keep`` best plays of its 1 and 2
+(:meth:`~bgnet.variants.Variant.generate`): the choosers then see a subset
+of the legal turns.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from bgnet.dice import opening_dice, rolls
 from bgnet.game import outcome
 from bgnet.movegen import MoveBatch, generate
 from bgnet.position import NUM_SLOTS, STARTING, Position, flip
-from bgnet.variants import PIN, VSLOTS, Variant
+from bgnet.variants import NARROW_KEEP, PIN, VSLOTS, Variant
 
 GameDice = Callable[[int], tuple[tuple[int, int], np.ndarray]]
 """``dice(game) -> ((a, b), rolls)`` for game number ``game`` (0, 1, ... in the
@@ -107,11 +111,15 @@ class Lockstep:
         record: bool = False,
         dice: GameDice | None = None,
         variant: Variant | None = None,
+        narrow: Callable[[np.ndarray], np.ndarray] | None = None,
+        keep: int = NARROW_KEEP,
     ) -> None:
         if slots < 1 or games < 1:
             raise ValueError("slots and games must be positive")
         self.rng = rng
         self.variant = variant
+        self.narrow = narrow
+        self.keep = keep
         width = NUM_SLOTS if variant is None else VSLOTS
         self.start = start.board if variant is None else variant.start
         self.reroll = variant is not None and variant.opening == "reroll"
@@ -176,7 +184,11 @@ class Lockstep:
         self.movers[idx, self.plies[idx]] = self.player[idx]
         boards, dice = self.boards[idx], self.dice[idx]
         variant = self.variant
-        batch = generate(boards, dice) if variant is None else variant.generate(boards, dice)
+        batch = (
+            generate(boards, dice)
+            if variant is None
+            else variant.generate(boards, dice, self.narrow, self.keep)
+        )
         rows = choose(batch, self.player[idx])
         moved = rows >= 0
         new = np.empty((len(idx), self.boards.shape[1]), dtype=np.int8)

@@ -77,6 +77,7 @@ kernel's rows, then the doubles 1..6.  Choices where the contract of issue
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -114,6 +115,7 @@ NUM_RULES = 12
 ACEY_NONE = 0
 ACEY_AMERICAN = 1  # 1-2, then any double four times, then roll again
 ACEY_EUROPEAN = 2  # 1-2, then any double four times and its complement to 7 four times, then roll again
+NARROW_KEEP = 4  # a narrowed 1-2 (Variant.generate's ``narrow``) goes on from its best 4 plays of the 1-2
 
 CAPTURE_NONE = 0
 CAPTURE_HIT = 1
@@ -605,6 +607,15 @@ def _first_unique(keys: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return _first_rows(keys, np.ascontiguousarray(positions, dtype=np.int8), _ZOB)
 
 
+def _best_per_input(rows: np.ndarray, inputs: np.ndarray, score: np.ndarray, keep: int) -> np.ndarray:
+    """The ``keep`` highest-scored of ``rows`` for each input (``inputs`` ascending), in their order."""
+    order = np.lexsort((-np.asarray(score, dtype=np.float64), inputs))
+    ranked = inputs[order]
+    first = np.searchsorted(ranked, ranked, side="left")
+    chosen = order[np.arange(len(order)) - first < keep]
+    return rows[np.sort(chosen)]
+
+
 @njit(cache=True)
 def _flip_rows(boards, rotate):
     """:meth:`Variant.flip` of (n, 52) boards, compiled (the 1-2 turns flip 10^5 rows and more)."""
@@ -710,21 +721,39 @@ class Variant:
             and not r[R_ACEY]
         )
 
-    def generate(self, boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
+    def generate(
+        self,
+        boards: np.ndarray,
+        dice: np.ndarray,
+        narrow: Callable[[np.ndarray], np.ndarray] | None = None,
+        keep: int = NARROW_KEEP,
+    ) -> MoveBatch:
         """Legal whole turns of variant boards (N, 52) and dice (N, 2).
 
         Results are seen by the side on roll next: the opponent (flipped),
         or the mover itself when it rolls again (``again``, acey-deucey's 1-2).
+
+        ``narrow`` (a bot's shortcut for acey-deucey's 1-2, whose whole turns
+        run to tens of thousands): a scorer of boards (M, 52) for their side
+        on roll (higher is better).  A 1-2 then goes on to its doubles from
+        only the ``keep`` best positions after its 1 and 2 (scored as the
+        mover still on roll), so the answer is a subset of the legal turns;
+        without it, all of them.
         """
         boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, VSLOTS)
         dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
         if not self.standard:
             batch = generate(boards, dice, self.rules)
-            return batch if self.rules[R_ACEY] == ACEY_NONE else self._whole_turns(batch)
+            return batch if self.rules[R_ACEY] == ACEY_NONE else self._whole_turns(batch, narrow, keep)
         batch = standard_generate(boards[:, :NUM_SLOTS], dice)
         return MoveBatch(batch.offsets, widen(batch.positions), batch.steps, boards, dice)
 
-    def _whole_turns(self, batch: MoveBatch) -> MoveBatch:
+    def _whole_turns(
+        self,
+        batch: MoveBatch,
+        narrow: Callable[[np.ndarray], np.ndarray] | None = None,
+        best: int = NARROW_KEEP,
+    ) -> MoveBatch:
         """``batch`` (the kernel's results of single rolls) with every 1-2 played out as a whole turn.
 
         After a 1-2 played in full, each double d in 1..6 is played from the
@@ -768,8 +797,11 @@ class Variant:
         rot = self.rules[R_ROTATE]
         keep = ~cont
         add(np.flatnonzero(keep), 0, -1, -1, batch.positions[keep], steps[keep], False)
-        # Stage 2: every double from every 1-2 played in full.
+        # Stage 2: every double from every 1-2 played in full (or from the ``keep`` best, narrowed).
         a_rows = np.flatnonzero(cont)
+        if narrow is not None and len(a_rows):
+            score = narrow(_flip_rows(batch.positions[a_rows], rot))
+            a_rows = _best_per_input(a_rows, row_input[a_rows], score, best)
         src = np.repeat(a_rows, 6)
         d = np.tile(np.arange(1, 7), len(a_rows))
         b = generate(

@@ -23,6 +23,7 @@ from bgnet.players import RandomPlayer
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 from bgnet.variants import OUR_WAITING, THEIR_WAITING, VSLOTS, Variant, variant
+from bgnet.variants import generate as generate_kernel
 
 MAX_PLIES = 2000
 
@@ -32,7 +33,7 @@ Turn = tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]
 
 
 def play(
-    game: Variant, games: int, seed: int, choosers=None
+    game: Variant, games: int, seed: int, choosers=None, narrow=None
 ) -> tuple[list[FinishedGame], dict[int, list[Turn]]]:
     """``games`` recorded games of ``game`` on duplicate dice ``seed`` (random players by default), and
     every game's turns as the choosers saw them (from :meth:`Variant.generate`, in Lockstep)."""
@@ -44,6 +45,7 @@ def play(
         variant=game,
         max_plies=MAX_PLIES,
         dice=lambda g: duplicate_dice(seed, g, MAX_PLIES + 1),
+        narrow=narrow,
     )
     inner = duel(choosers or (RandomPlayer(seed=seed).choose, RandomPlayer(seed=seed + 1).choose))
     log: dict[int, list[Turn]] = {}
@@ -210,3 +212,80 @@ def test_one_ply_of_acey_deucey_averages_whole_turns_valued_for_the_mover():
             mine = mover[np.argmax(equity(mover))]
         expected += weight * mine
     np.testing.assert_allclose(ev.probabilities(start, ply=1)[0], expected, atol=1e-5)
+
+
+# --- acey-deucey: a narrowed 1-2 (self-play's shortcut) ----------------------------------------------
+
+
+def _turn_set(batch: MoveBatch, i: int) -> set[tuple[bytes, bool]]:
+    again = np.zeros(len(batch.positions), bool) if batch.again is None else batch.again
+    return {(batch.positions[r].tobytes(), bool(again[r])) for r in batch.rows(i)}
+
+
+def _random_scorer(seed: int):
+    """A fixed random score per board: any function of the board will do for the narrowing."""
+    rng, table = np.random.default_rng(seed), {}
+
+    def score(boards: np.ndarray) -> np.ndarray:
+        return np.array([table.setdefault(b.tobytes(), rng.random()) for b in boards])
+
+    return score
+
+
+def _middle_games(game: Variant, count: int) -> np.ndarray:
+    finished, _ = play(game, 2, seed=9)
+    boards = np.concatenate([g.history[6::5] for g in finished])
+    return boards[:count]
+
+
+def test_a_narrowed_1_2_is_the_whole_turns_through_its_best_plays_of_the_1_and_the_2():
+    game = variant("acey-deucey")
+    boards = _middle_games(game, 10)
+    dice = np.tile([[2, 1]], (len(boards), 1))
+    full = game.generate(boards, dice)
+    score = _random_scorer(4)
+    # The plays of the 1 and the 2 alone (the kernel's single roll), scored as the mover still on roll.
+    parts = generate_kernel(boards, dice, game.rules)
+    narrowed = {k: game.generate(boards, dice, narrow=score, keep=k) for k in (1, 2, 3, 10_000)}
+    for i in range(len(boards)):
+        whole = _turn_set(full, i)
+        sets = {k: _turn_set(b, i) for k, b in narrowed.items()}
+        assert sets[1] <= sets[2] <= sets[3] <= whole and sets[10_000] == whole
+        rows = [r for r in parts.rows(i) if (parts.steps[r, :, 0] >= 0).sum() == 2]
+        if len(rows) > 1:
+            assert len(sets[1]) < len(whole)
+        if not rows:
+            assert sets[1] == whole
+            continue
+        # keep=1: every row that played a double went through the best-scored play of the 1 and the 2.
+        best = rows[int(np.argmax(score(game.flip(parts.positions[rows]))))]
+        b1 = narrowed[1]
+        assert b1.doubles is not None
+        with_double = [r for r in b1.rows(i) if b1.doubles[r] > 0]
+        assert with_double
+        for r in with_double:
+            np.testing.assert_array_equal(b1.steps[r, :2], parts.steps[best, :2])
+
+
+def test_narrowing_leaves_every_other_roll_alone():
+    game = variant("acey-deucey")
+    boards = _middle_games(game, 6)
+    dice = np.array([[6, 5], [2, 1], [3, 3], [2, 1], [4, 1], [1, 1]])
+    full = game.generate(boards, dice)
+    narrow = game.generate(boards, dice, narrow=_random_scorer(1), keep=1)
+    for i in range(len(boards)):
+        if sorted(dice[i]) != [1, 2]:
+            assert _turn_set(narrow, i) == _turn_set(full, i)
+            np.testing.assert_array_equal(narrow.positions[narrow.rows(i)], full.positions[full.rows(i)])
+
+
+def test_self_play_with_a_narrowed_1_2_plays_legal_whole_turns():
+    game = variant("acey-deucey")
+    finished, log = play(game, 2, seed=9, narrow=_random_scorer(2))
+    repeats = 0
+    for g in finished:
+        repeats += replay(game, g, log[g.game], 9)
+        for board, roll, chosen, again in log[g.game]:
+            if chosen is not None and sorted(roll) == [1, 2]:
+                assert (chosen.tobytes(), again) in _turn_set(game.generate(board, roll), 0)
+    assert repeats > 0

@@ -118,6 +118,7 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"games": 2.5}, "'games': expected int"),
         ({"bogus": 1}, "unknown config field(s): bogus"),
         ({"device": "tpu"}, "'device'"),
+        ({"narrow": -1}, "'narrow': must be >= 0"),
     ],
 )
 def test_bad_config_values_name_the_field_and_why(values, words):

@@ -104,6 +104,11 @@ class TrainConfig:
     epsilon: float = 0.0
     """Probability of a uniformly random play in self-play (exploration); 0 plays greedily as TD-Gammon."""
 
+    narrow: int = 4
+    """Acey-deucey's 1-2 in self-play: go on to the doubles from only this many of the best plays of the 1
+    and the 2, as the network values them for the mover still on roll (``Variant.generate``'s ``narrow``;
+    a seventh of the whole turns' cost, docs/variants.md); 0: all of them."""
+
     checkpoint_every: int = 5_000
     """Games between checkpoints."""
 
@@ -152,6 +157,7 @@ class TrainConfig:
         need(self.train_games >= 1, "train_games", "must be >= 1")
         need(self.minibatch >= 1, "minibatch", "must be >= 1")
         need(0.0 <= self.epsilon < 1.0, "epsilon", "must be in [0, 1)")
+        need(self.narrow >= 0, "narrow", "must be >= 0")
         need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
         need(self.eval_every >= 0, "eval_every", "must be >= 0")
@@ -229,7 +235,9 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
-NOT_IDENTITY = frozenset({"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag"})
+NOT_IDENTITY = frozenset(
+    {"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag", "narrow"}
+)
 """Fields that may change between the sessions of one run."""
 
 

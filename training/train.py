@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
+from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
 
@@ -106,6 +107,21 @@ def selfplay_chooser(evaluator: NetEvaluator, epsilon: float, rng: np.random.Gen
         return rows
 
     return choose
+
+
+def selfplay_narrow(evaluator: NetEvaluator, keep: int) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The scorer that narrows acey-deucey's 1-2 in self-play (``narrow`` in the config; 0: none).
+
+    A 1-2 goes on to its doubles only from the ``keep`` plays of its 1 and 2
+    whose positions the network values best for the mover still on roll.
+    """
+    if keep == 0:
+        return None
+
+    def score(boards: np.ndarray) -> np.ndarray:
+        return equity(evaluator.probabilities(boards))
+
+    return score
 
 
 def training_targets(
@@ -412,7 +428,15 @@ class Trainer:
     def _local_batches(self) -> Iterator[GameBatch]:
         """Self-play in this process: the same protocol as a worker's, deterministic from the seed."""
         cfg, st = self.cfg, self.state
-        engine = Lockstep(cfg.parallel_games, cfg.games - st.games, self.rng, record=True, variant=cfg.game())
+        engine = Lockstep(
+            cfg.parallel_games,
+            cfg.games - st.games,
+            self.rng,
+            record=True,
+            variant=cfg.game(),
+            narrow=selfplay_narrow(self.evaluator, cfg.narrow),
+            keep=cfg.narrow,
+        )
         choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
         pending: list[FinishedGame] = []
         while engine.running:

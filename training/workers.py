@@ -91,7 +91,7 @@ class SelfPlayWorker:
         import torch
 
         from .config import make_config
-        from .train import build_evaluator, selfplay_chooser
+        from .train import build_evaluator, selfplay_chooser, selfplay_narrow
 
         torch.set_num_threads(1)
         self.cfg = make_config(config)
@@ -102,7 +102,13 @@ class SelfPlayWorker:
         from bgnet.lockstep import Lockstep
 
         self.engine = Lockstep(
-            self.cfg.parallel_games, ENDLESS, self.rng, record=True, variant=self.cfg.game()
+            self.cfg.parallel_games,
+            ENDLESS,
+            self.rng,
+            record=True,
+            variant=self.cfg.game(),
+            narrow=selfplay_narrow(self.evaluator, self.cfg.narrow),
+            keep=self.cfg.narrow,
         )
         self.choose = selfplay_chooser(self.evaluator, self.cfg.epsilon, self.rng)
         self.version = -1
