@@ -14,7 +14,7 @@ from bgnet.encoding import EXTENDED, RACE
 from bgnet.evaluator import FunctionEvaluator, NetEvaluator
 from bgnet.lockstep import FinishedGame
 from bgnet.network import ValueNet
-from bgnet.position import STARTING
+from bgnet.position import STARTING, flip
 from bgnet.pubeval import is_race
 from bgnet_training.config import make_config
 from bgnet_training.grow import widen_into
@@ -104,8 +104,33 @@ def test_widening_keeps_the_function_and_the_wider_net_trains():
     torch.testing.assert_close(deep_wide(x), deep_small(x))
     with pytest.raises(checkpoint.CheckpointError, match="cannot shrink"):
         widen_into(small, wide, rng)
-    with pytest.raises(checkpoint.CheckpointError, match="depth must match"):
-        widen_into(deep_wide, small, rng)
+    with pytest.raises(checkpoint.CheckpointError, match="as many hidden layers or more"):
+        widen_into(small, deep_wide, rng)
+
+
+def test_deepening_keeps_the_function_and_every_layer_trains():
+    rng = np.random.default_rng(1)
+    torch.manual_seed(3)
+    small = ValueNet(EXTENDED.width, [16])
+    boards = np.stack([STARTING.board, RACE_BOARD.board, flip(STARTING.board)])
+    x = torch.from_numpy(EXTENDED.encode(boards))
+    for hidden in ([16, 16], [24, 20, 32]):
+        deep = ValueNet(EXTENDED.width, hidden)
+        widen_into(deep, small, rng)
+        torch.testing.assert_close(deep(x), small(x))
+        # One gradient step moves the weights of every layer, the added ones too.
+        before = [p.detach().clone() for p in deep.parameters()]
+        opt = torch.optim.SGD(deep.parameters(), lr=0.1)
+        opt.zero_grad()
+        ((deep(x) - torch.tensor([[1.0, 0, 0, 0, 0]])) ** 2).sum().backward()
+        opt.step()
+        after = list(deep.parameters())
+        moved = [not torch.equal(a, b) for a, b in zip(before, after, strict=True) if a.dim() == 2]
+        assert len(moved) == len(hidden) + 1 and all(moved)
+    with pytest.raises(checkpoint.CheckpointError, match="cannot shrink"):
+        widen_into(ValueNet(EXTENDED.width, [16, 8]), small, rng)
+    with pytest.raises(checkpoint.CheckpointError, match="only a ReLU network"):
+        widen_into(ValueNet(EXTENDED.width, [16, 16], "tanh"), ValueNet(EXTENDED.width, [16], "tanh"), rng)
 
 
 def test_a_new_run_starts_from_init_widened(tmp_path):
@@ -121,6 +146,12 @@ def test_a_new_run_starts_from_init_widened(tmp_path):
     np.testing.assert_allclose(
         grown.evaluator.probabilities(boards), first.evaluator.probabilities(boards), atol=1e-6
     )
+    deeper = make_config(dict(TINY, name="deeper", hidden=(12, 12), init=str(first.latest_checkpoint())))
+    deep = Trainer(deeper, tmp_path, progress=False)
+    np.testing.assert_allclose(
+        deep.evaluator.probabilities(boards), first.evaluator.probabilities(boards), atol=1e-6
+    )
+    assert deep.run().games == TINY["games"]
 
 
 def test_a_run_resumes_from_its_committed_snapshot_on_a_fresh_machine(tmp_path):
