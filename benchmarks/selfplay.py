@@ -3,6 +3,9 @@
 It also measures, in the same run, training with one self-play worker per
 core (``workers = -1``: worker processes play and label, the learner trains)
 against the single-process mode, and prints ``ratio workers vs single``.
+Each bgnet figure is a steady rate: the difference of a run of N/4 games
+and one of N games (games over seconds), so a run's fixed costs (starting
+the worker processes: each imports torch and loads the kernels) cancel out.
 
 bgnet's figure is real training: B games in lockstep, one network forward
 per ply over all candidates, TD(lambda) updates and checkpoints, with the
@@ -31,22 +34,27 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bgnet_games_per_s(config: Path, games: int, threads: int | None, workers: int = 0) -> tuple[float, str]:
-    extra = {"workers": workers, "snapshot": "", "init": ""}  # a fresh run: never the committed one
+    """Training games/s in steady state: two runs of ``games // 4`` and ``games`` games, the extra games
+    over the extra time, so what every run pays once (starting worker processes, loading the compiled
+    kernels) cancels out."""
+    extra: dict[str, object] = {"workers": workers, "snapshot": "", "init": ""}  # never the committed run
     if threads is not None:
         extra["threads"] = threads
-    cfg = load_config(config, {"games": games, "eval_every": 0, "name": "bench", **extra})
     with tempfile.TemporaryDirectory() as tmp:
         warm = load_config(config, {"games": 64, "eval_every": 0, "name": "warm", **extra, "workers": 0})
         Trainer(warm, tmp, progress=False).run()  # compile / load the Numba caches
-        trainer = Trainer(cfg, tmp, progress=False)
-        t = time.perf_counter()
-        trainer.run()
-        elapsed = time.perf_counter() - t
+        elapsed = {}
+        for n in (games // 4, games):
+            cfg = load_config(config, {"games": n, "eval_every": 0, "name": f"bench{n}", **extra})
+            trainer = Trainer(cfg, tmp, progress=False)
+            t = time.perf_counter()
+            trainer.run()
+            elapsed[n] = time.perf_counter() - t
     threads_used = cfg.threads or "all"
     what = f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {threads_used} thread(s)"
     if workers:
         what += f", {cfg.worker_count()} workers"
-    return games / elapsed, f"{what}, {trainer.device}"
+    return (games - games // 4) / (elapsed[games] - elapsed[games // 4]), f"{what}, {trainer.device}"
 
 
 def gnubg_games_per_s(games: int, seed: int) -> float:
