@@ -52,7 +52,7 @@ def widen_into(target: ValueNet, source: ValueNet, rng: np.random.Generator) -> 
     # layers (on the units of the source's last hidden layer), then its output layer.
     width = sh[-1]
     extra = [torch.eye(width) for _ in th[len(sh) :]]
-    plan = [(s.weight, s.bias) for s in src[:-1]]
+    plan: list[tuple[torch.Tensor, torch.Tensor]] = [(s.weight, s.bias) for s in src[:-1]]
     plan += [(eye, torch.zeros(width)) for eye in extra] + [(src[-1].weight, src[-1].bias)]
     with torch.no_grad():
         for i, (d, (sw, sb)) in enumerate(zip(dst, plan, strict=True)):
