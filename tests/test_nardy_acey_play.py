@@ -238,9 +238,20 @@ def _middle_games(game: Variant, count: int) -> np.ndarray:
     return boards[:count]
 
 
-def test_a_narrowed_1_2_is_the_whole_turns_through_its_best_plays_of_the_1_and_the_2():
-    game = variant("acey-deucey")
-    boards = _middle_games(game, 10)
+def _few_checkers(game: Variant) -> np.ndarray:
+    """Two hand-made middle games with few checkers on the points (a European 1-2 stays small)."""
+    a = game.start.copy()
+    a[OUR_WAITING], a[6], a[8], a[13] = 5, 5, 3, 2
+    a[THEIR_WAITING], a[19], a[17] = -10, -3, -2
+    b = a.copy()
+    b[13], b[20], b[THEIR_WAITING], b[22] = 1, 1, -9, -1
+    return np.stack([a, b])
+
+
+@pytest.mark.parametrize("label", ["acey-deucey", "acey-deucey+european-1-2"])
+def test_a_narrowed_1_2_is_the_whole_turns_through_its_best_plays_of_the_1_and_the_2(label):
+    game = variant(label)
+    boards = _middle_games(game, 10) if label == "acey-deucey" else _few_checkers(game)
     dice = np.tile([[2, 1]], (len(boards), 1))
     full = game.generate(boards, dice)
     score = _random_scorer(4)
