@@ -14,18 +14,14 @@ import time
 
 import numpy as np
 
-from bgnet.evaluator import for_mover
 from bgnet.players import make_player
 from bgnet.probabilities import equity
-from bgnet.variants import variant
+from bgnet.variants import NARROW_KEEP, variant
+from bgnet_training.train import selfplay_narrow
 
 v = variant("acey-deucey")
 ev = make_player(sys.argv[1] if len(sys.argv) > 1 else "bgnet", v).evaluator
-
-
-def score(b):
-    return equity(ev.probabilities(b))
-
+score = selfplay_narrow(ev, NARROW_KEEP)  # self-play's scorer of the plays of the 1 and the 2
 
 rng = np.random.default_rng(1)
 boards = []
@@ -47,7 +43,7 @@ t = time.perf_counter()
 full = v.generate(boards, one_two)
 rows = ev.choose(full)
 elapsed = time.perf_counter() - t
-best = equity(for_mover(ev.probabilities(full.positions), full.again))[rows]
+best = equity(ev.rank(full))[rows]  # the mover's equity of every whole turn, 0-ply
 print(f"{len(boards)} positions with a 1-2: all whole turns {len(full.positions)} rows, {elapsed:.2f} s")
 print("keep   rows    time   mean loss   max loss   same choice")
 for keep in (1, 2, 3, 4, 6, 8):
@@ -55,7 +51,7 @@ for keep in (1, 2, 3, 4, 6, 8):
     nb = v.generate(boards, one_two, narrow=score, keep=keep)
     r = ev.choose(nb)
     elapsed = time.perf_counter() - t
-    loss = best - equity(for_mover(ev.probabilities(nb.positions), nb.again))[r]
+    loss = best - equity(ev.rank(nb))[r]
     print(
         f"{keep:4d} {len(nb.positions):7d} {elapsed:6.2f}s {loss.mean():10.4f} {loss.max():10.3f}"
         f" {(loss < 1e-6).mean():10.0%}"

@@ -107,7 +107,7 @@ class TrainConfig:
     narrow: int = 4
     """Acey-deucey's 1-2 in self-play: go on to the doubles from only this many of the best plays of the 1
     and the 2, as the network values them for the mover still on roll (``Variant.generate``'s ``narrow``;
-    a seventh of the whole turns' cost, docs/variants.md); 0: all of them."""
+    docs/variants.md measures its cost and what it gives up); 0: all of them."""
 
     checkpoint_every: int = 5_000
     """Games between checkpoints."""

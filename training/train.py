@@ -36,7 +36,7 @@ from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import get_encoder
 from bgnet.evaluator import NetEvaluator
-from bgnet.lockstep import FinishedGame, Lockstep, play_match
+from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
 from bgnet.probabilities import equity
@@ -122,6 +122,23 @@ def selfplay_narrow(evaluator: NetEvaluator, keep: int) -> Callable[[np.ndarray]
         return equity(evaluator.probabilities(boards))
 
     return score
+
+
+def selfplay(
+    cfg: TrainConfig, evaluator: NetEvaluator, games: int, rng: np.random.Generator
+) -> tuple[Lockstep, Chooser]:
+    """The engine and chooser of self-play (the learner's in-process mode and every worker's): ``games``
+    recorded games of the run's game in lockstep, with the config's exploration and 1-2 narrowing."""
+    engine = Lockstep(
+        cfg.parallel_games,
+        games,
+        rng,
+        record=True,
+        variant=cfg.game(),
+        narrow=selfplay_narrow(evaluator, cfg.narrow),
+        keep=cfg.narrow,
+    )
+    return engine, selfplay_chooser(evaluator, cfg.epsilon, rng)
 
 
 def training_targets(
@@ -428,16 +445,7 @@ class Trainer:
     def _local_batches(self) -> Iterator[GameBatch]:
         """Self-play in this process: the same protocol as a worker's, deterministic from the seed."""
         cfg, st = self.cfg, self.state
-        engine = Lockstep(
-            cfg.parallel_games,
-            cfg.games - st.games,
-            self.rng,
-            record=True,
-            variant=cfg.game(),
-            narrow=selfplay_narrow(self.evaluator, cfg.narrow),
-            keep=cfg.narrow,
-        )
-        choose = selfplay_chooser(self.evaluator, cfg.epsilon, self.rng)
+        engine, choose = selfplay(cfg, self.evaluator, cfg.games - st.games, self.rng)
         pending: list[FinishedGame] = []
         while engine.running:
             pending += engine.step(choose)

@@ -91,7 +91,7 @@ class SelfPlayWorker:
         import torch
 
         from .config import make_config
-        from .train import build_evaluator, selfplay_chooser, selfplay_narrow
+        from .train import build_evaluator, selfplay
 
         torch.set_num_threads(1)
         self.cfg = make_config(config)
@@ -99,18 +99,7 @@ class SelfPlayWorker:
         self.rng = np.random.default_rng(seed)
         torch.manual_seed(int(self.rng.integers(2**31)))
         self.evaluator = build_evaluator(self.cfg, "cpu")
-        from bgnet.lockstep import Lockstep
-
-        self.engine = Lockstep(
-            self.cfg.parallel_games,
-            ENDLESS,
-            self.rng,
-            record=True,
-            variant=self.cfg.game(),
-            narrow=selfplay_narrow(self.evaluator, self.cfg.narrow),
-            keep=self.cfg.narrow,
-        )
-        self.choose = selfplay_chooser(self.evaluator, self.cfg.epsilon, self.rng)
+        self.engine, self.choose = selfplay(self.cfg, self.evaluator, ENDLESS, self.rng)
         self.version = -1
         self.node = _node_name()
 
