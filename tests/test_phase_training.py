@@ -93,6 +93,72 @@ def test_the_1ply_target_of_a_short_bearoff_is_its_brute_force_value():
     np.testing.assert_allclose(td[0], [1, 0, 0, 0, 0], atol=1e-6)
 
 
+def test_the_2ply_target_of_a_short_race_to_bear_off_is_its_brute_force_value():
+    # We (on roll) have two checkers on our 2 point, they have two on their 3 point; nobody can be gammoned.
+    # We win now with 26 of the 36 rolls (as above).  Otherwise they win with 17 (both dice >= 3, or 2-2:
+    # 3/1(2), 1/off(2)), and else we are on roll again: the 0-ply function says the side on roll wins.
+    board = pos({2: 2}, {3: 2}).board
+    ours = sum(1 for a, b in product(range(1, 7), repeat=2) if min(a, b) >= 2 or a == b == 1)
+    theirs = sum(1 for a, b in product(range(1, 7), repeat=2) if min(a, b) >= 3 or a == b == 2)
+    assert (ours, theirs) == (26, 17)
+    ev = FunctionEvaluator(constant([1, 0, 0, 0, 0]))
+    game = FinishedGame(history=board[None, :], final=pos({1: 1}, {}).board, points=1, first=0)
+    _, _, ply2 = training_targets(ev, [game], lam=0.7, target="ply2")
+    win = ours / 36 + (1 - ours / 36) * (1 - theirs / 36)
+    np.testing.assert_allclose(ply2[0], [win, 0, 0, 0, 0], atol=1e-6)
+    _, _, ply1 = training_targets(ev, [game], lam=0.7, target="ply1")  # 1-ply: they win whenever we miss
+    np.testing.assert_allclose(ply1[0], [ours / 36, 0, 0, 0, 0], atol=1e-6)
+
+
+class CoversOne:
+    """A 'bearoff database' that holds one board, with a made-up value."""
+
+    def __init__(self, board: np.ndarray) -> None:
+        self.board = board
+
+    def covers(self, boards: np.ndarray) -> np.ndarray:
+        return (np.asarray(boards) == self.board).all(axis=1)
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        return constant([0.5, 0, 0, 0, 0])(boards)
+
+
+@pytest.mark.parametrize("target", ["td", "ply1"])
+def test_training_one_phase_network_labels_only_its_positions(target):
+    covered = pos({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 4: 5}).board  # a race the 'database' holds
+    ev = NetEvaluator(
+        Marker(EXTENDED.width, 0.25),
+        EXTENDED,
+        race=(Marker(RACE.width, 0.75), RACE),
+        bearoff=CoversOne(covered),
+    )
+    history = np.stack([CONTACT_BOARD.board, RACE_BOARD.board, covered, RACE_BOARD.flip().board])
+    game = FinishedGame(history=history, final=pos({1: 1}, {}).board, points=1, first=0)
+    everything = training_targets(ev, [game], lam=0.7, target=target)
+    for nets, rows in (("race", [1, 3]), ("main", [0])):
+        boards, values, targets = training_targets(ev, [game], lam=0.7, target=target, nets=nets)
+        np.testing.assert_array_equal(boards, history[rows])
+        np.testing.assert_allclose(values, everything[1][rows])
+        np.testing.assert_allclose(targets, everything[2][rows], atol=1e-6)
+    alone = NetEvaluator(Marker(EXTENDED.width, 0.25), EXTENDED)
+    with pytest.raises(ValueError, match="no race network"):
+        training_targets(alone, [game], lam=0.7, target=target, nets="race")
+
+
+def test_a_race_only_run_trains_the_race_network_and_leaves_the_main_one(tmp_path):
+    trainer = Trainer(
+        make_config(dict(TINY, games=16, target="ply1", train_nets="race")), tmp_path, progress=False
+    )
+    before = {n: [p.clone() for p in m.parameters()] for n, (m, _) in trainer.evaluator.networks().items()}
+    trainer.run()
+    nets = trainer.evaluator.networks()
+    moved = {
+        n: any(not torch.equal(a, b) for a, b in zip(before[n], m.parameters(), strict=True))
+        for n, (m, _) in nets.items()
+    }
+    assert moved == {"main": False, "race": True}
+
+
 def test_widening_keeps_the_function_and_the_wider_net_trains():
     rng = np.random.default_rng(0)
     small, wide = ValueNet(EXTENDED.width, [16]), ValueNet(EXTENDED.width, [40])
@@ -218,6 +284,30 @@ def test_a_shipped_file_keeps_the_networks_and_drops_the_training_state(tmp_path
     assert ship([str(tmp_path / "absent.pt"), str(out)]) == 2
 
 
+def test_a_shipped_file_can_take_its_race_network_from_another_run(tmp_path):
+    from bgnet_training.ship import main as ship
+
+    main_run = Trainer(make_config(dict(TINY, games=8)), tmp_path, progress=False)
+    main_run.run()
+    race_run = Trainer(
+        make_config(dict(TINY, name="race", games=8, seed=4, train_nets="race")), tmp_path, progress=False
+    )
+    race_run.run()
+    out = tmp_path / "shipped.pt"
+    assert (
+        ship([str(main_run.latest_checkpoint()), str(out), "--race", str(race_run.latest_checkpoint())]) == 0
+    )
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    boards = np.stack([STARTING.board, RACE_BOARD.board])
+    got = shipped.probabilities(boards)
+    np.testing.assert_allclose(got[0], main_run.evaluator.probabilities(boards)[0], atol=1e-6)
+    np.testing.assert_allclose(got[1], race_run.evaluator.probabilities(boards)[1], atol=1e-6)
+    assert not np.allclose(got[1], main_run.evaluator.probabilities(boards)[1])
+    source = checkpoint.read(out)["race_source"]
+    assert source["run"] == "race" and source["counters"]["games"] == race_run.state.games
+    assert ship([str(main_run.latest_checkpoint()), str(out), "--race", str(tmp_path / "absent.pt")]) == 2
+
+
 def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():
     from bgnet import arena
     from bgnet.players import NetPlayer
@@ -253,3 +343,36 @@ def test_sigterm_stops_a_training_command_with_a_checkpoint(tmp_path):
     assert "stopped: checkpoint" in out and "Traceback" not in err
     (latest,) = sorted((tmp_path / "runs" / "tiny").glob("checkpoint-*.pt"))[-1:]
     assert checkpoint.read(latest)["counters"]["games"] >= 24  # written at the stop, not at 10,000
+
+
+def test_the_replay_buffer_keeps_the_newest_positions_and_samples_only_them():
+    from bgnet_training.train import Replay
+
+    rng = np.random.default_rng(0)
+    replay = Replay(5, 26)
+    assert len(replay.sample(3, rng)[0]) == 0
+    boards = np.arange(7 * 26, dtype=np.int8).reshape(7, 26) % 15
+    targets = np.arange(7 * 5, dtype=np.float32).reshape(7, 5)
+    replay.add(boards[:3], targets[:3])
+    got_boards, got_targets = replay.sample(200, rng)
+    assert {int(t[0]) // 5 for t in got_targets} == {0, 1, 2}
+    replay.add(boards[3:], targets[3:])  # 7 in all: the 2 oldest go
+    got_boards, got_targets = replay.sample(400, rng)
+    rows = {int(t[0]) // 5 for t in got_targets}
+    assert rows == {2, 3, 4, 5, 6}
+    for b, t in zip(got_boards, got_targets, strict=True):
+        np.testing.assert_array_equal(b, boards[int(t[0]) // 5])
+    replay.add(boards, targets)  # more than it holds at once: the newest 5
+    assert {int(t[0]) // 5 for t in replay.sample(400, rng)[1]} == {2, 3, 4, 5, 6}
+
+
+@pytest.mark.parametrize("extra", [dict(epochs=3), dict(epochs=2, replay=50)])
+def test_epochs_and_replay_take_more_steps_on_the_same_games(tmp_path, extra):
+    steps = {}
+    for name, more in (("once", {}), ("more", extra)):
+        trainer = Trainer(make_config(dict(TINY, name=name, games=16, **more)), tmp_path, progress=False)
+        trainer.run()
+        steps[name] = sum(
+            int(s["step"]) for opt in trainer.optimizers.values() for s in opt.state_dict()["state"].values()
+        )
+    assert steps["more"] > 1.5 * steps["once"]

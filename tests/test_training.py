@@ -119,6 +119,9 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"bogus": 1}, "unknown config field(s): bogus"),
         ({"device": "tpu"}, "'device'"),
         ({"narrow": -1}, "'narrow': must be >= 0"),
+        ({"target": "ply3"}, "'target': td, ply1 or ply2"),
+        ({"train_nets": "both"}, "'train_nets': all, main or race"),
+        ({"train_nets": "race"}, "'train_nets': race needs race_hidden"),
     ],
 )
 def test_bad_config_values_name_the_field_and_why(values, words):
@@ -135,6 +138,18 @@ def test_shipped_configs_load_and_command_line_overrides_apply():
     assert cfg.lam == 0.9 and cfg.hidden == (32, 16)
     with pytest.raises(ConfigError, match="cannot read config"):
         load_config(CONFIGS / "absent.toml")
+
+
+def test_every_recipe_config_loads_and_starts_from_a_committed_checkpoint():
+    # The strength recipe must run from a fresh clone: each stage's `init` is a file in the repository.
+    root = CONFIGS.parent
+    found = sorted(CONFIGS.rglob("*.toml"))
+    assert len(found) >= 8
+    for path in found:
+        cfg = load_config(path)
+        assert cfg.name, path
+        if cfg.init:
+            assert (root / cfg.init).is_file(), f"{path.name}: init {cfg.init} is not in the repository"
 
 
 def test_probabilities_are_consistent_for_random_weights():

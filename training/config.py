@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from bgnet.variants import Variant
 
 
+TARGET_PLY = {"td": 0, "ply1": 1, "ply2": 2}
+"""The training targets and the search depth of each (``td`` bootstraps from the game instead)."""
+
+
 class ConfigError(BgnetError):
     """A config file or value that is missing, malformed or out of range."""
 
@@ -64,8 +68,14 @@ class TrainConfig:
     wider); relative paths are from the current folder; empty: random weights."""
 
     target: str = "td"
-    """Training targets: ``td`` (lambda-returns of the game) or ``ply1`` (the 1-ply values of the
-    positions, the exact expectation over the 21 rolls with each side's best 0-ply reply)."""
+    """Training targets: ``td`` (lambda-returns of the game), ``ply1`` (the 1-ply values of the
+    positions, the exact expectation over the 21 rolls with each side's best 0-ply reply) or ``ply2``
+    (the same over two rolls: each side's best 0-ply reply valued at 1-ply)."""
+
+    train_nets: str = "all"
+    """Which phase networks learn: ``all``, or only ``main`` or ``race`` (the other one still plays, frozen;
+    only the trained network's positions are labelled, which is what makes search targets for one phase
+    cheap)."""
 
     snapshot: str = ""
     """A file that each checkpoint is also copied to (e.g. ``checkpoints/runs/NAME.pt``, committed so a run
@@ -100,6 +110,15 @@ class TrainConfig:
 
     minibatch: int = 512
     """Positions per gradient step."""
+
+    epochs: int = 1
+    """Each round of updates takes this many times its own number of positions in minibatch steps: passes
+    over the round's positions, or with ``replay`` a uniform sample of the buffer."""
+
+    replay: int = 0
+    """Keep the last this many labelled positions and train each round on a uniform sample of them (0: each
+    round trains on its own positions).  For search targets, which are dear to label; the buffer is not
+    checkpointed and refills after a resume."""
 
     epsilon: float = 0.0
     """Probability of a uniformly random play in self-play (exploration); 0 plays greedily as TD-Gammon."""
@@ -156,6 +175,8 @@ class TrainConfig:
         need(self.optimizer in {"adam", "sgd"}, "optimizer", "adam or sgd")
         need(self.train_games >= 1, "train_games", "must be >= 1")
         need(self.minibatch >= 1, "minibatch", "must be >= 1")
+        need(self.epochs >= 1, "epochs", "must be >= 1")
+        need(self.replay >= 0, "replay", "must be >= 0")
         need(0.0 <= self.epsilon < 1.0, "epsilon", "must be in [0, 1)")
         need(self.narrow >= 0, "narrow", "must be >= 0")
         need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
@@ -172,7 +193,9 @@ class TrainConfig:
         need(self.max_policy_lag >= -1, "max_policy_lag", "-1 (twice the workers) or a count")
         need(all(h >= 1 for h in self.race_hidden), "race_hidden", "positive widths (or empty)")
         need(self.race_lr_scale > 0, "race_lr_scale", "must be > 0")
-        need(self.target in {"td", "ply1"}, "target", "td or ply1")
+        need(self.target in TARGET_PLY, "target", "td, ply1 or ply2")
+        need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
+        need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
         from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")

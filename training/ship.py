@@ -1,9 +1,13 @@
 """Make a shipped network file from a run's checkpoint: the networks, their config and counters, no optimizer.
 
     .venv/bin/python -m bgnet_training.ship checkpoints/runs/refine-ply1.pt bgnet/networks/bgnet-default.pt
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --race RACE.pt   # the race network of another run
 
 The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
-``--checkpoint``); it is about half the size of the training checkpoint.
+``--checkpoint``); it is about half the size of the training checkpoint.  With
+``--race``, the race network comes from that checkpoint instead (a run that
+trained only it, ``train_nets = "race"``); its run's name and counters are kept
+under ``race_source``.
 """
 
 from __future__ import annotations
@@ -29,13 +33,30 @@ def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def with_race(state: dict[str, Any], other: dict[str, Any], source: str) -> dict[str, Any]:
+    """``state`` with the race network of ``other`` (a checkpoint dict read from ``source``)."""
+    race = other.get("race")
+    if not isinstance(race, dict):
+        raise checkpoint.CheckpointError(f"{source}: has no race network")
+    config = other.get("config")
+    name = config.get("name", "") if isinstance(config, dict) else ""
+    return state | {
+        "race": race,
+        "race_source": {"run": name, "counters": other.get("counters", {})},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("source", type=Path, help="a training checkpoint")
     ap.add_argument("target", type=Path, help="the shipped network file to write")
+    ap.add_argument("--race", type=Path, metavar="FILE", help="take the race network from this checkpoint")
     args = ap.parse_args(argv)
     try:
-        path = checkpoint.save(args.target, shipped_state(checkpoint.read(args.source)))
+        state = checkpoint.read(args.source)
+        if args.race is not None:
+            state = with_race(state, checkpoint.read(args.race), str(args.race))
+        path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)
         return 2

@@ -43,7 +43,7 @@ from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
 
-from .config import ConfigError, TrainConfig, load_config, make_config
+from .config import TARGET_PLY, ConfigError, TrainConfig, load_config, make_config
 from .grow import widen_into
 from .td import lambda_returns
 from .workers import GameBatch
@@ -142,22 +142,31 @@ def selfplay(
 
 
 def training_targets(
-    evaluator: NetEvaluator, games: list[FinishedGame], lam: float, target: str
+    evaluator: NetEvaluator, games: list[FinishedGame], lam: float, target: str, nets: str = "all"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The positions of ``games``, their current 0-ply values and their targets, each for its side on roll.
 
     ``target="td"``: the lambda-returns of each game (``bgnet_training.td``);
-    ``"ply1"``: the 1-ply value of each position (the average over the 21
-    rolls of the mover's best 0-ply reply, flipped back unless the mover rolls
-    again), the search-bootstrapped target.  Across a repeated turn (a
-    game's ``same_side``) the TD targets are not flipped.  Values come from
-    the evaluator as it plays: exact where the game is over or the bearoff database covers the position.
+    ``"ply1"`` / ``"ply2"``: the 1-ply / 2-ply value of each position (the
+    average over the 21 rolls of the mover's best reply, flipped back unless
+    the mover rolls again), the search-bootstrapped target.  Across a repeated
+    turn (a game's ``same_side``) the TD targets are not flipped.  Values come
+    from the evaluator as it plays: exact where the game is over or the
+    bearoff database covers the position.  ``nets`` other than ``"all"``
+    keeps only the positions that phase network values and the bearoff
+    database does not cover (only they are labelled).
     """
     lengths = np.array([len(g.history) for g in games])
     boards = np.concatenate([g.history for g in games])
+    rows = None if nets == "all" else trained_rows(evaluator, boards, nets)
+    ply = TARGET_PLY[target]
+    if ply:
+        if rows is not None:
+            boards = boards[rows]
+        if len(boards) == 0:
+            return boards, np.empty((0, 5), np.float32), np.empty((0, 5), np.float32)
+        return boards, evaluator.probabilities(boards), evaluator.probabilities(boards, ply=ply)
     flat = evaluator.probabilities(boards)
-    if target == "ply1":
-        return boards, flat, evaluator.probabilities(boards, ply=1)
     values = np.zeros((len(games), lengths.max(), 5), dtype=np.float32)
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
     values[valid] = flat
@@ -165,7 +174,25 @@ def training_targets(
     same = np.zeros((len(games), lengths.max()), dtype=bool)
     for k, g in enumerate(games):
         same[k, : lengths[k]] = g.same_side()[: lengths[k]]
-    return boards, flat, lambda_returns(values, lengths, finals, lam, same if same.any() else None)[valid]
+    targets = lambda_returns(values, lengths, finals, lam, same if same.any() else None)[valid]
+    if rows is not None:
+        return boards[rows], flat[rows], targets[rows]
+    return boards, flat, targets
+
+
+def trained_rows(evaluator: NetEvaluator, boards: np.ndarray, nets: str) -> np.ndarray:
+    """Indices of the ``boards`` that the phase network ``nets`` values (not finished, not in the bearoff
+    database)."""
+    names = list(evaluator.networks())
+    if nets not in names:
+        raise ValueError(f"no {nets} network to train (the evaluator has {', '.join(names)})")
+    keep = evaluator.phases(boards) == names.index(nets)
+    keep &= ~evaluator.finished(boards)[0]
+    if evaluator.bearoff is not None and keep.any():
+        covered = np.zeros(len(boards), dtype=bool)
+        covered[keep] = np.asarray(evaluator.bearoff.covers(boards[keep]), dtype=bool)
+        keep &= ~covered
+    return np.flatnonzero(keep)
 
 
 def fit(
@@ -201,6 +228,29 @@ def fit(
             loss.backward()
             optimizer.step()
         model.eval()
+
+
+class Replay:
+    """The last ``size`` labelled positions (a ring buffer), to train on more than once."""
+
+    def __init__(self, size: int, slots: int) -> None:
+        self.boards = np.zeros((size, slots), dtype=np.int8)
+        self.targets = np.zeros((size, 5), dtype=np.float32)
+        self.count = 0  # positions held
+        self.at = 0  # where the next one goes
+
+    def add(self, boards: np.ndarray, targets: np.ndarray) -> None:
+        size = len(self.boards)
+        boards, targets = boards[-size:], targets[-size:]  # more than fits: the newest
+        idx = (self.at + np.arange(len(boards))) % size
+        self.boards[idx], self.targets[idx] = boards, targets
+        self.at = (self.at + len(boards)) % size
+        self.count = min(self.count + len(boards), size)
+
+    def sample(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """``count`` positions and their targets drawn uniformly (with replacement) from the buffer."""
+        idx = rng.integers(0, self.count, count) if self.count else np.zeros(0, dtype=np.int64)
+        return self.boards[idx], self.targets[idx]
 
 
 def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
@@ -262,6 +312,7 @@ class Trainer:
         self.optimizers = {
             name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in self.evaluator.networks().items()
         }
+        self.replay = Replay(cfg.replay, self.evaluator.slots) if cfg.replay else None
         self.state = RunState()
         self.resumed_from: Path | None = None
         latest = self.latest_checkpoint()
@@ -451,9 +502,23 @@ class Trainer:
             pending += engine.step(choose)
             if len(pending) < cfg.train_games and engine.running:
                 continue
-            boards, values, targets = training_targets(self.evaluator, pending, cfg.lam, cfg.target)
+            boards, values, targets = training_targets(
+                self.evaluator, pending, cfg.lam, cfg.target, cfg.train_nets
+            )
             yield GameBatch(boards, values, targets, len(pending), st.updates, -1)
             pending = []
+
+    def train_on(self, batch: GameBatch) -> None:
+        """One round of updates: ``epochs`` passes over the batch, or as many positions drawn from the
+        replay buffer once the batch has joined it."""
+        cfg = self.cfg
+        if self.replay is None:
+            for _ in range(cfg.epochs):
+                fit(self.evaluator, self.optimizers, batch.boards, batch.targets, cfg.minibatch, self.rng)
+            return
+        self.replay.add(batch.boards, batch.targets)
+        boards, targets = self.replay.sample(cfg.epochs * len(batch.boards), self.rng)
+        fit(self.evaluator, self.optimizers, boards, targets, cfg.minibatch, self.rng)
 
     def _loop(self, source: Iterator[GameBatch], bar: Any, writer: Any) -> None:
         cfg, st = self.cfg, self.state
@@ -474,8 +539,10 @@ class Trainer:
             for name, optimizer in self.optimizers.items():
                 for group in optimizer.param_groups:
                     group["lr"] = lr * (cfg.race_lr_scale if name == "race" else 1.0)
-            fit(self.evaluator, self.optimizers, batch.boards, batch.targets, cfg.minibatch, self.rng)
-            error = float(((batch.targets - batch.values) ** 2).sum(axis=1).mean())
+            self.train_on(batch)
+            error = (
+                float(((batch.targets - batch.values) ** 2).sum(axis=1).mean()) if len(batch.boards) else 0.0
+            )
             now = time.perf_counter()
             st.games += batch.games
             st.updates += 1

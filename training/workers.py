@@ -115,7 +115,10 @@ class SelfPlayWorker:
         finished: list = []
         while len(finished) < games:
             finished += self.engine.step(self.choose)
-        boards, values, targets = training_targets(self.evaluator, finished, self.cfg.lam, self.cfg.target)
+        cfg = self.cfg
+        boards, values, targets = training_targets(
+            self.evaluator, finished, cfg.lam, cfg.target, cfg.train_nets
+        )
         return GameBatch(boards, values, targets, len(finished), self.version, self.worker, self.node)
 
 
