@@ -254,6 +254,27 @@ def test_bench_positions_cli(capsys):
     assert code == 0 and "error (mEMG)" in out and "contact" in out
 
 
+@needs_sample
+def test_the_paired_difference_is_the_mean_of_the_per_decision_differences(capsys):
+    from bgnet.players import make_player
+
+    files = [str(SAMPLE / f"{c}-sample.bm") for c in ("contact", "race")]
+    positions = bp.load_positions(files[0]) + bp.load_positions(files[1])
+    a, b = (bp.score(make_player(p), positions) for p in ("pubeval", "random:seed=3"))
+    diff, ci = bp.paired_difference(a, b)
+    assert diff == pytest.approx(a.error_memg - b.error_memg)  # same decisions: the means subtract
+    d = 1000 * (a.losses - b.losses)
+    assert ci == pytest.approx(1.96 * np.std(d, ddof=1) / np.sqrt(len(d)))
+    assert bp.paired_difference(a, a) == (0.0, 0.0)
+    with pytest.raises(ValueError, match="cannot be paired"):
+        bp.paired_difference(a, bp.score(make_player("pubeval"), positions[:5]))
+    argv = ["bench", "positions", *files, "--player", "pubeval", "--against", "random:seed=3", "--json"]
+    code, out, _ = _run(argv, capsys)
+    assert code == 0
+    got = json.loads(out)["against"]
+    assert got["player"] == "random:seed=3" and got["difference_memg"] == pytest.approx(diff, abs=1e-3)
+
+
 def test_bench_positions_cli_errors(capsys, tmp_path):
     code, _, err = _run(["bench", "positions", str(tmp_path / "none.bm")], capsys)
     assert code == 2 and "cannot read" in err

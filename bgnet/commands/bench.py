@@ -108,6 +108,12 @@ def register(subparsers) -> argparse.ArgumentParser:
     )
     pos.add_argument("files", nargs="+", metavar="FILE", help=".bm, .tsv or JSON-lines files")
     pos.add_argument("--player", default="bgnet", metavar="SPEC", help=f"default bgnet; {_SPEC_HELP}")
+    pos.add_argument(
+        "--against",
+        metavar="SPEC",
+        help="also score this player and report the paired difference (player minus it, per decision, "
+        "with its 95%% CI)",
+    )
     pos.add_argument("--json", action="store_true", help="print one JSON object")
     pos.set_defaults(func=_cmd_positions)
 
@@ -259,14 +265,25 @@ def _cmd_positions(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     result = bp.score(player, positions)
     seconds = time.perf_counter() - start
+    paired = None
+    if args.against:
+        other = bp.score(make_player(args.against), positions)
+        paired = bp.paired_difference(result, other)
     if args.json:
         out = result.to_json()
         out["files"] = list(args.files)
         out["seconds"] = round(seconds, 3)
+        if paired is not None:
+            out["against"] = {"player": args.against, "difference_memg": round(paired[0], 3)}
+            out["against"]["ci95_memg"] = round(paired[1], 3)
         print(json.dumps(out))
     else:
         print(result.summary())
         print(f"({len(positions)} positions from {len(args.files)} file(s) in {seconds:.1f} s)")
+        if paired is not None:
+            print(
+                f"minus {args.against}: {paired[0]:+.2f} +- {paired[1]:.2f} mEMG a decision (paired, 95% CI)"
+            )
     return 0
 
 
