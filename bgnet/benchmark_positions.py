@@ -73,6 +73,7 @@ from bgnet.players import import_gnubg
 from bgnet.position import NUM_SLOTS
 from bgnet.probabilities import equity
 from bgnet.pubeval import is_race
+from bgnet.stats import mean_ci
 
 __all__ = [
     "BenchmarkError",
@@ -403,10 +404,7 @@ def paired_difference(a: Score, b: Score) -> tuple[float, float]:
     """Mean per-decision loss of ``a`` minus ``b`` on the same positions, and its 95% CI half-width (mEMG)."""
     if len(a.losses) != len(b.losses):
         raise ValueError(f"scores of {len(a.losses)} and {len(b.losses)} positions cannot be paired")
-    d = 1000.0 * (a.losses - b.losses)
-    if len(d) < 2:
-        return float(d.mean()) if len(d) else 0.0, float("nan")
-    return float(d.mean()), float(1.96 * d.std(ddof=1) / np.sqrt(len(d)))
+    return mean_ci(1000.0 * (a.losses - b.losses))
 
 
 # --------------------------------------------------------------------------

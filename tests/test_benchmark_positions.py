@@ -257,6 +257,7 @@ def test_bench_positions_cli(capsys):
 @needs_sample
 def test_the_paired_difference_is_the_mean_of_the_per_decision_differences(capsys):
     from bgnet.players import make_player
+    from bgnet.stats import Z95
 
     files = [str(SAMPLE / f"{c}-sample.bm") for c in ("contact", "race")]
     positions = bp.load_positions(files[0]) + bp.load_positions(files[1])
@@ -264,7 +265,7 @@ def test_the_paired_difference_is_the_mean_of_the_per_decision_differences(capsy
     diff, ci = bp.paired_difference(a, b)
     assert diff == pytest.approx(a.error_memg - b.error_memg)  # same decisions: the means subtract
     d = 1000 * (a.losses - b.losses)
-    assert ci == pytest.approx(1.96 * np.std(d, ddof=1) / np.sqrt(len(d)))
+    assert ci == pytest.approx(Z95 * np.std(d, ddof=1) / np.sqrt(len(d)))
     assert bp.paired_difference(a, a) == (0.0, 0.0)
     with pytest.raises(ValueError, match="cannot be paired"):
         bp.paired_difference(a, bp.score(make_player("pubeval"), positions[:5]))

@@ -181,18 +181,22 @@ def training_targets(
 
 
 def trained_rows(evaluator: NetEvaluator, boards: np.ndarray, nets: str) -> np.ndarray:
-    """Indices of the ``boards`` that the phase network ``nets`` values (not finished, not in the bearoff
-    database)."""
+    """Indices of the ``boards`` that the phase network ``nets`` trains on (:func:`training_phases`)."""
     names = list(evaluator.networks())
     if nets not in names:
         raise ValueError(f"no {nets} network to train (the evaluator has {', '.join(names)})")
-    keep = evaluator.phases(boards) == names.index(nets)
-    keep &= ~evaluator.finished(boards)[0]
-    if evaluator.bearoff is not None and keep.any():
-        covered = np.zeros(len(boards), dtype=bool)
-        covered[keep] = np.asarray(evaluator.bearoff.covers(boards[keep]), dtype=bool)
-        keep &= ~covered
-    return np.flatnonzero(keep)
+    return np.flatnonzero(training_phases(evaluator, boards) == names.index(nets))
+
+
+def training_phases(evaluator: NetEvaluator, boards: np.ndarray) -> np.ndarray:
+    """For each board, the index in ``evaluator.networks()`` of the network it trains (``evaluator.phases``),
+    or -1 where its value is exact (the game is over, or the bearoff database covers it)."""
+    phases = evaluator.phases(boards)
+    exact = evaluator.finished(boards)[0]
+    if evaluator.bearoff is not None:
+        exact |= np.asarray(evaluator.bearoff.covers(boards), dtype=bool)
+    phases[exact] = -1
+    return phases
 
 
 def fit(
@@ -206,12 +210,10 @@ def fit(
     """Regress each phase network on its positions of ``boards`` towards ``targets`` (one pass, minibatches).
 
     Each position trains the phase network that values it
-    (``evaluator.phases``), with that network's optimizer; positions the
-    bearoff database covers are exact and train nothing.
+    (``evaluator.phases``), with that network's optimizer; positions whose
+    value is exact train nothing (:func:`training_phases`).
     """
-    phases = evaluator.phases(boards)
-    if evaluator.bearoff is not None:
-        phases[np.asarray(evaluator.bearoff.covers(boards), dtype=bool)] = -1
+    phases = training_phases(evaluator, boards)
     for k, (name, (model, encoder)) in enumerate(evaluator.networks().items()):
         rows = np.flatnonzero(phases == k)
         if len(rows) == 0:

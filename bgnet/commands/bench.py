@@ -274,8 +274,12 @@ def _cmd_positions(args: argparse.Namespace) -> int:
         out["files"] = list(args.files)
         out["seconds"] = round(seconds, 3)
         if paired is not None:
-            out["against"] = {"player": args.against, "difference_memg": round(paired[0], 3)}
-            out["against"]["ci95_memg"] = round(paired[1], 3)
+            diff, ci = paired
+            out["against"] = {
+                "player": args.against,
+                "difference_memg": round(diff, 3),
+                "ci95_memg": round(ci, 3),
+            }
         print(json.dumps(out))
     else:
         print(result.summary())
