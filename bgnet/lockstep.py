@@ -33,7 +33,9 @@ then the game's first row of dice), and a game ends as
 ``narrow=`` (a scorer, self-play's shortcut) acey-deucey's 1-2 goes on to
 its doubles from only the ``keep`` best plays of its 1 and 2
 (:meth:`~bgnet.variants.Variant.generate`): the choosers then see a subset
-of the legal turns.
+of the legal turns.  With ``starts=`` (a function of the generator that
+returns a board, e.g. :func:`bgnet.position.random_race`) each game starts
+from a board of its own instead, a random side on roll with any roll.
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ class Lockstep:
         rng: np.random.Generator,
         *,
         start: Position = STARTING,
+        starts: Callable[[np.random.Generator], np.ndarray] | None = None,
         max_plies: int = 2000,
         record: bool = False,
         dice: GameDice | None = None,
@@ -116,6 +119,9 @@ class Lockstep:
     ) -> None:
         if slots < 1 or games < 1:
             raise ValueError("slots and games must be positive")
+        if starts is not None and (variant is not None or dice is not None):
+            raise ValueError("random starts are for backgammon self-play, without fixed dice")
+        self.starts = starts
         self.rng = rng
         self.variant = variant
         self.narrow = narrow
@@ -153,6 +159,19 @@ class Lockstep:
         self.to_start -= 1
         self.game[i] = self.started
         self.started += 1
+        if self.starts is not None:
+            # a random start (a race, say): a random side on roll with any roll, doubles included
+            first = int(self.rng.integers(2))
+            self.boards[i] = self.starts(self.rng)
+            self.dice[i] = rolls(self.rng, 1)[0]
+        else:
+            first = self._opening(i)
+        self.player[i] = self.first[i] = first
+        self.plies[i] = 0
+        self.active[i] = True
+
+    def _opening(self, i: int) -> int:
+        """Set up game slot ``i`` at the start position with its opening roll; return who moves first."""
         if self.game_dice is None:
             a, b = opening_dice(self.rng)
         else:
@@ -164,7 +183,6 @@ class Lockstep:
             assert self.rolls is not None  # allocated with game_dice
             self.rolls[i] = 0
             self.rolls[i, : min(len(sequence), self.max_plies + 1)] = sequence[: self.max_plies + 1]
-        first = 0 if a > b else 1
         self.boards[i] = self.start
         if not self.reroll:
             self.dice[i] = (max(a, b), min(a, b))
@@ -172,9 +190,7 @@ class Lockstep:
             self.dice[i] = rolls(self.rng, 1)[0]
         else:
             self.dice[i] = self.rolls[i, 0]
-        self.player[i] = self.first[i] = first
-        self.plies[i] = 0
-        self.active[i] = True
+        return 0 if a > b else 1
 
     def step(self, choose: Chooser) -> list[FinishedGame]:
         """Play one ply in every running game; return the games that ended."""

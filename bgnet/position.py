@@ -228,3 +228,42 @@ STARTING = Position(_board({6: 5, 8: 3, 13: 5, 24: 2, 19: -5, 17: -3, 12: -5, 1:
 
 NACKGAMMON = Position(_board({6: 4, 8: 3, 13: 4, 23: 2, 24: 2, 19: -4, 17: -3, 12: -4, 2: -2, 1: -2}))
 """The nackgammon set-up: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6."""
+
+
+_HOME_WEIGHTS = np.arange(1, 7, dtype=np.float64) / 21.0  # point p of the home board: weight p
+
+
+def _race_side(rng: np.random.Generator, rear: int) -> np.ndarray:
+    """One side's checkers on its points ``1..rear`` (its own numbering), one of them on ``rear``."""
+    counts = np.zeros(25, dtype=np.int64)
+    counts[rear] = 1
+    off = int(rng.integers(1, 9)) if rng.random() < 0.2 else 0
+    home = rng.uniform(0.4, 0.9)  # the share of the other checkers already home
+    top = min(rear, 6)
+    weights = _HOME_WEIGHTS[:top] / _HOME_WEIGHTS[:top].sum()
+    for _ in range(CHECKERS - 1 - off):
+        if rear <= 6 or rng.random() < home:
+            counts[1 + rng.choice(top, p=weights)] += 1
+        else:
+            counts[rng.integers(7, rear + 1)] += 1
+    return counts
+
+
+def random_race(rng: np.random.Generator) -> Board:
+    """A random race position (no contact left, nobody on the bar), for training the race network.
+
+    The two rearmost checkers are drawn first: their points (each side's own
+    numbering) sum to ``s``, uniform in 12..24, so that no checker has to
+    pass another, with the split uniform (each at least 3).  Every other
+    checker is home with a probability drawn per side from 0.4..0.9 (on
+    point ``p`` with weight ``p``), else uniform between point 7 and its
+    rearmost checker; one side in five has already borne off 1..8.  The
+    positions are bgnet's own, like a self-play game's: no other engine's.
+    """
+    s = int(rng.integers(12, 25))
+    ours = int(rng.integers(max(3, s - 21), min(21, s - 3) + 1))
+    mine, theirs = _race_side(rng, ours), _race_side(rng, s - ours)
+    b = np.zeros(NUM_SLOTS, dtype=np.int8)
+    b[1:25] = mine[1:25]
+    b[1:25] -= theirs[24:0:-1].astype(np.int8)
+    return b

@@ -376,3 +376,64 @@ def test_epochs_and_replay_take_more_steps_on_the_same_games(tmp_path, extra):
             int(s["step"]) for opt in trainer.optimizers.values() for s in opt.state_dict()["state"].values()
         )
     assert steps["more"] > 1.5 * steps["once"]
+
+
+def test_random_race_positions_are_legal_races_of_every_length():
+    from bgnet.position import CHECKERS, Position, check_board, random_race
+
+    rng = np.random.default_rng(3)
+    boards = np.stack([random_race(rng) for _ in range(3000)])
+    assert is_race(boards).all()
+    assert (boards[:, 0] == 0).all() and (boards[:, 25] == 0).all()  # nobody on the bar
+    for b in boards[:200]:
+        check_board(b)
+    ours = np.where(boards > 0, boards, 0).sum(axis=1)
+    theirs = -np.where(boards < 0, boards, 0).sum(axis=1)
+    assert ((ours >= CHECKERS - 8) & (ours <= CHECKERS)).all() and (theirs >= CHECKERS - 8).all()
+    assert 0.1 < (ours < CHECKERS).mean() < 0.3  # one side in five has borne some off
+    pips = np.array([Position(b).pips()[0] for b in boards])
+    assert pips.min() < 30 and pips.max() > 140  # short races and long ones
+    rears = np.array([np.flatnonzero(b[1:25] > 0).max() + 1 for b in boards])
+    assert set(range(3, 22)) <= set(rears.tolist())
+    again = np.random.default_rng(3)
+    np.testing.assert_array_equal(random_race(again), boards[0])  # a seed replays the positions
+
+
+def test_lockstep_games_from_random_starts_start_there_and_end_legally():
+    from bgnet.lockstep import Lockstep
+    from bgnet.position import random_race
+
+    starts = []
+
+    def start(rng):
+        starts.append(random_race(rng))
+        return starts[-1]
+
+    ev = NetEvaluator(Marker(EXTENDED.width, 0.25), EXTENDED, race=(Marker(RACE.width, 0.5), RACE))
+    engine = Lockstep(4, 6, np.random.default_rng(5), starts=start, record=True)
+    done = []
+    while engine.running:
+        done += engine.step(ev.chooser())
+    assert len(done) == 6 and len(starts) == 6
+    for g in done:
+        np.testing.assert_array_equal(g.history[0], starts[g.game])  # seen by the side on roll
+        assert is_race(g.history).all() and abs(g.points) in (1, 2, 3)
+    assert {g.first for g in done} == {0, 1}  # either side may start
+    with pytest.raises(ValueError, match="random starts"):
+        Lockstep(1, 1, np.random.default_rng(1), starts=random_race, dice=lambda g: ((3, 1), []))
+
+
+def test_a_race_start_run_trains_only_the_race_network(tmp_path):
+    init = Trainer(make_config(dict(TINY, games=8)), tmp_path, progress=False)
+    init.run()
+    cfg = dict(
+        TINY, name="races", games=16, start="race", train_nets="race", init=str(init.latest_checkpoint())
+    )
+    run = Trainer(make_config(cfg), tmp_path, progress=False)
+    main_before = {k: v.clone() for k, v in run.evaluator.model.state_dict().items()}
+    race_before = {k: v.clone() for k, v in run.evaluator.race[0].state_dict().items()}
+    run.run()
+    assert run.state.games == 16
+    for k, v in run.evaluator.model.state_dict().items():
+        assert torch.equal(v, main_before[k])  # never asked: no contact arises
+    assert any(not torch.equal(v, race_before[k]) for k, v in run.evaluator.race[0].state_dict().items())

@@ -122,6 +122,8 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"target": "ply3"}, "'target': td, ply1 or ply2"),
         ({"train_nets": "both"}, "'train_nets': all, main or race"),
         ({"train_nets": "race"}, "'train_nets': race needs race_hidden"),
+        ({"start": "middle"}, "'start': standard or race"),
+        ({"start": "race", "variant": "portes"}, "'start': race starts are for backgammon"),
     ],
 )
 def test_bad_config_values_name_the_field_and_why(values, words):

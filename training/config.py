@@ -77,6 +77,11 @@ class TrainConfig:
     only the trained network's positions are labelled, which is what makes search targets for one phase
     cheap)."""
 
+    start: str = "standard"
+    """Where self-play games start: ``standard`` (the opening position and roll) or ``race`` (a random
+    race position of :func:`bgnet.position.random_race` each game, a random side on roll with any roll):
+    with ``train_nets = "race"``, a run that trains the race network on races alone."""
+
     snapshot: str = ""
     """A file that each checkpoint is also copied to (e.g. ``checkpoints/runs/NAME.pt``, committed so a run
     outlives the machine); a new run directory resumes from it when it exists. Empty: none."""
@@ -196,6 +201,12 @@ class TrainConfig:
         need(self.target in TARGET_PLY, "target", "td, ply1 or ply2")
         need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
+        need(self.start in {"standard", "race"}, "start", "standard or race")
+        need(
+            self.start == "standard" or self.variant == "backgammon",
+            "start",
+            "race starts are for backgammon",
+        )
         from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")

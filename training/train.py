@@ -39,6 +39,7 @@ from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
+from bgnet.position import random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
@@ -128,12 +129,14 @@ def selfplay(
     cfg: TrainConfig, evaluator: NetEvaluator, games: int, rng: np.random.Generator
 ) -> tuple[Lockstep, Chooser]:
     """The engine and chooser of self-play (the learner's in-process mode and every worker's): ``games``
-    recorded games of the run's game in lockstep, with the config's exploration and 1-2 narrowing."""
+    recorded games of the run's game in lockstep (from the config's ``start``), with its exploration and 1-2
+    narrowing."""
     engine = Lockstep(
         cfg.parallel_games,
         games,
         rng,
         record=True,
+        starts=random_race if cfg.start == "race" else None,
         variant=cfg.game(),
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
