@@ -123,6 +123,7 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"train_nets": "both"}, "'train_nets': all, main or race"),
         ({"train_nets": "race"}, "'train_nets': race needs race_hidden"),
         ({"start": "middle"}, "'start': standard or race"),
+        ({"average": -1}, "'average': must be >= 0"),
         ({"start": "race", "variant": "portes"}, "'start': race starts are for backgammon"),
     ],
 )
@@ -163,3 +164,71 @@ def test_probabilities_are_consistent_for_random_weights():
     p = NetEvaluator(model, TESAURO_198).probabilities(np.stack([STARTING.board] * 3))
     assert (p[:, 1] <= p[:, 0]).all() and (p[:, 2] <= p[:, 1]).all()
     assert (p[:, 3] <= 1 - p[:, 0] + 1e-6).all() and (p[:, 4] <= p[:, 3]).all()
+
+
+def test_the_weight_average_is_an_exponential_average_with_a_time_constant_in_games():
+    import math
+
+    from bgnet.encoding import TESAURO_198
+    from bgnet.network import ValueNet
+    from bgnet_training.average import WeightAverage
+
+    net = ValueNet(TESAURO_198.width, (3,))
+    ev = NetEvaluator(net, TESAURO_198, device="cpu")
+    w0 = {k: v.clone() for k, v in net.state_dict().items()}
+    avg = WeightAverage(ev, games=100)
+    history = [w0]
+    for step, games in enumerate((50, 20)):
+        with torch.no_grad():
+            for p in net.parameters():
+                p.add_(float(step + 1))
+        history.append({k: v.clone() for k, v in net.state_dict().items()})
+        avg.update(ev, games)
+    d1, d2 = math.exp(-50 / 100), math.exp(-20 / 100)
+    for k in w0:  # by hand: ((w0 d1 + w1 (1 - d1)) d2 + w2 (1 - d2))
+        expected = (history[0][k] * d1 + history[1][k] * (1 - d1)) * d2 + history[2][k] * (1 - d2)
+        torch.testing.assert_close(avg.weights["main"][k], expected)
+    with pytest.raises(ValueError):
+        WeightAverage(ev, games=0)
+
+
+def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_path):
+    from bgnet_training.ship import main as ship
+
+    plain = Trainer(tiny(games=24), tmp_path / "a", progress=False)
+    plain.run()
+    run = Trainer(tiny(games=24, average=16), tmp_path / "b", progress=False)
+    run.run()
+    for a, b in zip(plain.evaluator.model.parameters(), run.evaluator.model.parameters(), strict=True):
+        assert torch.equal(a, b)  # training never reads the average
+    saved = checkpoint.read(run.latest_checkpoint())
+    assert saved["average"]["games"] == 16
+    for k, v in saved["average"]["main"].items():
+        torch.testing.assert_close(v, run.average.weights["main"][k])
+    assert any(not torch.equal(v, saved["model"][k]) for k, v in saved["average"]["main"].items())
+
+    out, live = tmp_path / "avg.pt", tmp_path / "live.pt"
+    assert ship([str(run.latest_checkpoint()), str(out)]) == 0
+    assert ship([str(run.latest_checkpoint()), str(live), "--live"]) == 0
+    shipped = checkpoint.read(out)
+    assert "average" not in shipped and shipped["averaged"] == {"games": 16}
+    for k, v in shipped["model"].items():
+        torch.testing.assert_close(v, saved["average"]["main"][k])
+    for k, v in checkpoint.read(live)["model"].items():
+        torch.testing.assert_close(v, saved["model"][k])
+    boards = np.stack([STARTING.board, STARTING.flip().board])
+    assert not np.allclose(
+        NetEvaluator.from_checkpoint(out).probabilities(boards),
+        NetEvaluator.from_checkpoint(live).probabilities(boards),
+    )
+
+    # resuming (with another time constant: not part of the run's identity) goes on from the saved average
+    again = Trainer(tiny(games=32, average=8), tmp_path / "b", progress=False)
+    for k, v in again.average.weights["main"].items():
+        torch.testing.assert_close(v, saved["average"]["main"][k])
+    again.run()
+    assert again.state.games == 32
+    # a run resumed from a checkpoint without one starts its average from the resumed weights
+    later = Trainer(tiny(games=40, average=8), tmp_path / "a", progress=False)
+    for k, v in later.average.weights["main"].items():
+        torch.testing.assert_close(v, later.evaluator.model.state_dict()[k])

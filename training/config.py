@@ -82,6 +82,10 @@ class TrainConfig:
     race position of :func:`bgnet.position.random_race` each game, a random side on roll with any roll):
     with ``train_nets = "race"``, a run that trains the race network on races alone."""
 
+    average: int = 0
+    """Keep an exponential moving average of the weights with a time constant of this many games, in the
+    checkpoints, which ``ship`` ships (``training/average.py``); 0: none. Training never reads it."""
+
     snapshot: str = ""
     """A file that each checkpoint is also copied to (e.g. ``checkpoints/runs/NAME.pt``, committed so a run
     outlives the machine); a new run directory resumes from it when it exists. Empty: none."""
@@ -201,6 +205,7 @@ class TrainConfig:
         need(self.target in TARGET_PLY, "target", "td, ply1 or ply2")
         need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
+        need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")
         need(self.start in {"standard", "race"}, "start", "standard or race")
         need(
             self.start == "standard" or self.variant == "backgammon",
@@ -270,7 +275,7 @@ class TrainConfig:
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
 NOT_IDENTITY = frozenset(
-    {"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag", "narrow"}
+    {"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag", "narrow", "average"}
 )
 """Fields that may change between the sessions of one run."""
 

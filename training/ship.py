@@ -7,7 +7,9 @@ The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 ``--checkpoint``); it is about half the size of the training checkpoint.  With
 ``--race``, the race network comes from that checkpoint instead (a run that
 trained only it, ``train_nets = "race"``); its run's name and counters are kept
-under ``race_source``.
+under ``race_source``.  A run that keeps a weight average (``average`` in its
+config, ``training/average.py``) ships the average, from each file; ``--live``
+ships the last weights instead.
 """
 
 from __future__ import annotations
@@ -20,7 +22,19 @@ from typing import Any
 from bgnet import checkpoint
 from bgnet.errors import BgnetError
 
-TRAINING_ONLY = ("optimizer", "rng")
+TRAINING_ONLY = ("optimizer", "rng", "average")
+
+
+def averaged(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with its networks replaced by the run's weight average, when it keeps one
+    (``training/average.py``); the shipped file notes the average's time constant under ``averaged``."""
+    average = state.get("average")
+    if not isinstance(average, dict):
+        return state
+    out = state | {"model": average["main"], "averaged": {"games": average.get("games")}}
+    if isinstance(state.get("race"), dict) and "race" in average:
+        out["race"] = state["race"] | {"model": average["race"]}
+    return out
 
 
 def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -51,11 +65,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("source", type=Path, help="a training checkpoint")
     ap.add_argument("target", type=Path, help="the shipped network file to write")
     ap.add_argument("--race", type=Path, metavar="FILE", help="take the race network from this checkpoint")
+    ap.add_argument(
+        "--live",
+        action="store_true",
+        help="ship the last weights, not the run's weight average where it keeps one",
+    )
     args = ap.parse_args(argv)
+    pick = (lambda s: s) if args.live else averaged
     try:
-        state = checkpoint.read(args.source)
+        state = pick(checkpoint.read(args.source))
         if args.race is not None:
-            state = with_race(state, checkpoint.read(args.race), str(args.race))
+            state = with_race(state, pick(checkpoint.read(args.race)), str(args.race))
         path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)

@@ -44,6 +44,7 @@ from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
 
+from .average import WeightAverage
 from .config import TARGET_PLY, ConfigError, TrainConfig, load_config, make_config
 from .grow import widen_into
 from .td import lambda_returns
@@ -320,6 +321,7 @@ class Trainer:
         self.replay = Replay(cfg.replay, self.evaluator.slots) if cfg.replay else None
         self.state = RunState()
         self.resumed_from: Path | None = None
+        self.saved_average: object = None  # the weight average of the checkpoint resumed, if it has one
         latest = self.latest_checkpoint()
         if latest is None and cfg.snapshot and Path(cfg.snapshot).is_file():
             latest = Path(cfg.snapshot)
@@ -328,6 +330,9 @@ class Trainer:
             self.resumed_from = latest
         elif cfg.init:
             self._start_from(Path(cfg.init))
+        self.average = WeightAverage(self.evaluator, cfg.average) if cfg.average else None
+        if self.average is not None and isinstance(self.saved_average, dict):
+            self.average.load(self.saved_average, str(latest))
 
     # -- run directory and checkpoints -------------------------------------------------
     def _check_run_dir(self) -> None:
@@ -365,6 +370,8 @@ class Trainer:
             }
         state = nets.pop("main")
         state.update(nets)  # the race network, if any, under "race"
+        if self.average is not None:
+            state["average"] = self.average.state()
         game = self.cfg.game()
         return {
             **state,
@@ -395,6 +402,7 @@ class Trainer:
         if diff:
             raise ConfigError(f"checkpoint {path} was made by a different config: {'; '.join(diff)}")
         self._load_networks(state, str(path), with_optimizers=True)
+        self.saved_average = state.get("average")
         self.state = counters
         self._truncate_metrics()
         self.rng.bit_generator.state = rng_state["numpy"]
@@ -545,6 +553,8 @@ class Trainer:
                 for group in optimizer.param_groups:
                     group["lr"] = lr * (cfg.race_lr_scale if name == "race" else 1.0)
             self.train_on(batch)
+            if self.average is not None:
+                self.average.update(self.evaluator, batch.games)
             error = (
                 float(((batch.targets - batch.values) ** 2).sum(axis=1).mean()) if len(batch.boards) else 0.0
             )
