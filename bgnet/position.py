@@ -257,8 +257,10 @@ def random_race(rng: np.random.Generator) -> Board:
     pass another, with the split uniform (each at least 3).  Every other
     checker is home with a probability drawn per side from 0.4..0.9 (on
     point ``p`` with weight ``p``), else uniform between point 7 and its
-    rearmost checker; one side in five has already borne off 1..8.  The
-    positions are bgnet's own, like a self-play game's: no other engine's.
+    rearmost checker; one side in five has already borne off 1..8, whatever
+    its rearmost checker (so stragglers with checkers off, which games reach
+    only after a late hit, are common here).  The positions are bgnet's own,
+    like a self-play game's: no other engine's.
     """
     s = int(rng.integers(12, 25))
     ours = int(rng.integers(max(3, s - 21), min(21, s - 3) + 1))

@@ -192,7 +192,7 @@ def test_the_weight_average_is_an_exponential_average_with_a_time_constant_in_ga
         WeightAverage(ev, games=0)
 
 
-def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_path):
+def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_path, capsys):
     from bgnet_training.ship import main as ship
 
     plain = Trainer(tiny(games=24), tmp_path / "a", progress=False)
@@ -209,9 +209,12 @@ def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_p
 
     out, live = tmp_path / "avg.pt", tmp_path / "live.pt"
     assert ship([str(run.latest_checkpoint()), str(out)]) == 0
+    assert "covers 24 games, under 3 time constants (48)" in capsys.readouterr().err  # still young
     assert ship([str(run.latest_checkpoint()), str(live), "--live"]) == 0
+    assert "warning" not in capsys.readouterr().err
     shipped = checkpoint.read(out)
-    assert "average" not in shipped and shipped["averaged"] == {"games": 16}
+    assert "average" not in shipped and shipped["averaged"] == {"games": 16, "since": 0, "at": 24}
+    assert "averaged" not in checkpoint.read(live)
     for k, v in shipped["model"].items():
         torch.testing.assert_close(v, saved["average"]["main"][k])
     for k, v in checkpoint.read(live)["model"].items():
@@ -228,7 +231,17 @@ def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_p
         torch.testing.assert_close(v, saved["average"]["main"][k])
     again.run()
     assert again.state.games == 32
-    # a run resumed from a checkpoint without one starts its average from the resumed weights
+    assert again.average.since == 0  # the average's start travels with it
+    # a session without averaging carries the saved average forward unchanged
+    kept = checkpoint.read(again.latest_checkpoint())["average"]
+    off = Trainer(tiny(games=40), tmp_path / "b", progress=False)
+    off.run()
+    carried = checkpoint.read(off.latest_checkpoint())
+    assert carried["counters"]["games"] == 40 and carried["average"]["since"] == 0
+    for k, v in carried["average"]["main"].items():
+        torch.testing.assert_close(v, kept["main"][k])
+    # a run resumed from a checkpoint without one starts its average there, from the resumed weights
     later = Trainer(tiny(games=40, average=8), tmp_path / "a", progress=False)
+    assert later.average.since == 24
     for k, v in later.average.weights["main"].items():
         torch.testing.assert_close(v, later.evaluator.model.state_dict()[k])

@@ -11,10 +11,14 @@ weighs the weights of ``t`` games ago by ``exp(-t / G)``, a time constant of
 ``G`` games.  Training itself never reads it: it changes nothing in the run
 (``average`` may be changed between sessions).
 
-Checkpoints hold it under ``"average"`` (``{"games": G, "main": state dict,
-"race": state dict}``); a run resumed from a checkpoint without one starts it
-from the weights it resumed with.  ``python -m bgnet_training.ship`` writes
-the average as the shipped file's networks (``--live`` for the last weights).
+Checkpoints hold it under ``"average"`` (``{"games": G, "since": S, "main":
+state dict, "race": state dict}``, ``S`` the run's game count when the
+average started).  A run resumed from a checkpoint without one, or started
+from ``init``, starts it from the weights it begins with; a session run with
+``average = 0`` carries a saved average forward unchanged.  ``python -m
+bgnet_training.ship`` writes the average as the shipped file's networks
+(``--live`` for the last weights) and warns when it covers fewer than
+``3 G`` games (it still holds ``exp(-3)``, 5%, of its starting weights).
 """
 
 from __future__ import annotations
@@ -31,10 +35,11 @@ from bgnet.evaluator import NetEvaluator
 class WeightAverage:
     """The moving average of every phase network of ``evaluator``, with a time constant of ``games``."""
 
-    def __init__(self, evaluator: NetEvaluator, games: int) -> None:
+    def __init__(self, evaluator: NetEvaluator, games: int, since: int | None = 0) -> None:
         if games < 1:
             raise ValueError("the time constant of a weight average is at least one game")
         self.games = games
+        self.since = since
         self.weights = {
             name: {k: v.detach().clone() for k, v in model.state_dict().items()}
             for name, (model, _) in evaluator.networks().items()
@@ -54,12 +59,14 @@ class WeightAverage:
 
     def state(self) -> dict[str, Any]:
         """What a checkpoint stores (CPU tensors)."""
-        out: dict[str, Any] = {"games": self.games}
+        out: dict[str, Any] = {"games": self.games, "since": self.since}
         out.update({name: {k: v.cpu().clone() for k, v in w.items()} for name, w in self.weights.items()})
         return out
 
     def load(self, saved: dict[str, Any], source: str) -> None:
         """Take the average a checkpoint stored (its shapes must be this run's)."""
+        since = saved.get("since")
+        self.since = since if isinstance(since, int) else None  # None: not recorded (older checkpoints)
         for name, avg in self.weights.items():
             theirs = saved.get(name)
             if not isinstance(theirs, dict) or set(theirs) != set(avg):

@@ -207,15 +207,11 @@ class TrainConfig:
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
         need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")
         need(self.start in {"standard", "race"}, "start", "standard or race")
-        need(
-            self.start == "standard" or self.variant == "backgammon",
-            "start",
-            "race starts are for backgammon",
-        )
         from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")
         game = self.game()
+        need(self.start == "standard" or game is None, "start", "race starts are for backgammon")
         if game is None:
             need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
         else:

@@ -15,6 +15,7 @@ ships the last weights instead.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,16 +26,36 @@ from bgnet.errors import BgnetError
 TRAINING_ONLY = ("optimizer", "rng", "average")
 
 
-def averaged(state: dict[str, Any]) -> dict[str, Any]:
+def averaged(state: dict[str, Any], source: str) -> dict[str, Any]:
     """``state`` with its networks replaced by the run's weight average, when it keeps one
-    (``training/average.py``); the shipped file notes the average's time constant under ``averaged``."""
+    (``training/average.py``).  Each averaged network notes ``averaged``: the average's time constant
+    (``games``), the game count it started at (``since``, None if not recorded) and the run's (``at``)."""
     average = state.get("average")
-    if not isinstance(average, dict):
+    if average is None:
         return state
-    out = state | {"model": average["main"], "averaged": {"games": average.get("games")}}
-    if isinstance(state.get("race"), dict) and "race" in average:
-        out["race"] = state["race"] | {"model": average["race"]}
+    if not isinstance(average, dict) or not isinstance(average.get("main"), dict):
+        raise checkpoint.CheckpointError(f"{source}: its weight average is malformed")
+    counters = state.get("counters")
+    at = counters.get("games") if isinstance(counters, dict) else None
+    note = {"games": average.get("games"), "since": average.get("since"), "at": at}
+    out = state | {"model": average["main"], "averaged": note}
+    race = state.get("race")
+    if isinstance(race, dict) and isinstance(average.get("race"), dict):
+        out["race"] = race | {"model": average["race"], "averaged": note}
     return out
+
+
+def young_average(note: dict[str, Any]) -> str:
+    """Why a weight average (its ``averaged`` note) may still hold much of its starting weights, or ''."""
+    games, since, at = note.get("games"), note.get("since"), note.get("at")
+    if not isinstance(since, int) or not isinstance(at, int) or not isinstance(games, int):
+        return "its weight average does not record when it started"
+    if at - since < 3 * games:
+        return (
+            f"its weight average covers {at - since} games, under 3 time constants ({3 * games}): "
+            f"it still holds {100 * math.exp(-(at - since) / games):.0f}% of its starting weights"
+        )
+    return ""
 
 
 def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -71,11 +92,21 @@ def main(argv: list[str] | None = None) -> int:
         help="ship the last weights, not the run's weight average where it keeps one",
     )
     args = ap.parse_args(argv)
-    pick = (lambda s: s) if args.live else averaged
+
+    def pick(path: Path) -> dict[str, Any]:
+        state = checkpoint.read(path)
+        if args.live:
+            return state
+        state = averaged(state, str(path))
+        why = young_average(state["averaged"]) if "averaged" in state else ""
+        if why:
+            print(f"bgnet-ship: warning: {path}: {why}", file=sys.stderr)
+        return state
+
     try:
-        state = pick(checkpoint.read(args.source))
+        state = pick(args.source)
         if args.race is not None:
-            state = with_race(state, pick(checkpoint.read(args.race)), str(args.race))
+            state = with_race(state, pick(args.race), str(args.race))
         path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)

@@ -330,7 +330,7 @@ class Trainer:
             self.resumed_from = latest
         elif cfg.init:
             self._start_from(Path(cfg.init))
-        self.average = WeightAverage(self.evaluator, cfg.average) if cfg.average else None
+        self.average = WeightAverage(self.evaluator, cfg.average, self.state.games) if cfg.average else None
         if self.average is not None and isinstance(self.saved_average, dict):
             self.average.load(self.saved_average, str(latest))
 
@@ -372,6 +372,8 @@ class Trainer:
         state.update(nets)  # the race network, if any, under "race"
         if self.average is not None:
             state["average"] = self.average.state()
+        elif isinstance(self.saved_average, dict):
+            state["average"] = self.saved_average  # a session without averaging keeps the run's average
         game = self.cfg.game()
         return {
             **state,
