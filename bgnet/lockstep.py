@@ -33,9 +33,10 @@ then the game's first row of dice), and a game ends as
 ``narrow=`` (a scorer, self-play's shortcut) acey-deucey's 1-2 goes on to
 its doubles from only the ``keep`` best plays of its 1 and 2
 (:meth:`~bgnet.variants.Variant.generate`): the choosers then see a subset
-of the legal turns.  With ``starts=`` (a function of the generator that
-returns a board, e.g. :func:`bgnet.position.random_race`) each game starts
-from a board of its own instead, a random side on roll with any roll.
+of the legal turns.  ``start=`` is the set-up, or a function of the
+generator that returns a board (e.g. :func:`bgnet.position.random_race`):
+then each game starts from a board of its own, a random side on roll with
+any roll.
 """
 
 from __future__ import annotations
@@ -108,8 +109,7 @@ class Lockstep:
         games: int,
         rng: np.random.Generator,
         *,
-        start: Position = STARTING,
-        starts: Callable[[np.random.Generator], np.ndarray] | None = None,
+        start: Position | Callable[[np.random.Generator], np.ndarray] = STARTING,
         max_plies: int = 2000,
         record: bool = False,
         dice: GameDice | None = None,
@@ -119,15 +119,17 @@ class Lockstep:
     ) -> None:
         if slots < 1 or games < 1:
             raise ValueError("slots and games must be positive")
-        if starts is not None and (variant is not None or dice is not None):
+        # a function: each game starts from a board of its own (the set-up is then never used)
+        self.starts = None if isinstance(start, Position) else start
+        setup = start if isinstance(start, Position) else STARTING
+        if self.starts is not None and (variant is not None or dice is not None):
             raise ValueError("random starts are for backgammon self-play, without fixed dice")
-        self.starts = starts
         self.rng = rng
         self.variant = variant
         self.narrow = narrow
         self.keep = keep
         width = NUM_SLOTS if variant is None else VSLOTS
-        self.start = start.board if variant is None else variant.start
+        self.start = setup.board if variant is None else variant.start
         self.reroll = variant is not None and variant.opening == "reroll"
         self.max_plies = max_plies
         self.record = record

@@ -411,7 +411,7 @@ def test_lockstep_games_from_random_starts_start_there_and_end_legally():
         return starts[-1]
 
     ev = NetEvaluator(Marker(EXTENDED.width, 0.25), EXTENDED, race=(Marker(RACE.width, 0.5), RACE))
-    engine = Lockstep(4, 6, np.random.default_rng(5), starts=start, record=True)
+    engine = Lockstep(4, 6, np.random.default_rng(5), start=start, record=True)
     done = []
     while engine.running:
         done += engine.step(ev.chooser())
@@ -421,7 +421,7 @@ def test_lockstep_games_from_random_starts_start_there_and_end_legally():
         assert is_race(g.history).all() and abs(g.points) in (1, 2, 3)
     assert {g.first for g in done} == {0, 1}  # either side may start
     with pytest.raises(ValueError, match="random starts"):
-        Lockstep(1, 1, np.random.default_rng(1), starts=random_race, dice=lambda g: ((3, 1), []))
+        Lockstep(1, 1, np.random.default_rng(1), start=random_race, dice=lambda g: ((3, 1), []))
 
 
 def test_a_race_start_run_trains_only_the_race_network(tmp_path):

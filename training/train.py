@@ -39,7 +39,7 @@ from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
-from bgnet.position import random_race
+from bgnet.position import STARTING, random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
@@ -137,7 +137,7 @@ def selfplay(
         games,
         rng,
         record=True,
-        starts=random_race if cfg.start == "race" else None,
+        start=random_race if cfg.start == "race" else STARTING,
         variant=cfg.game(),
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
