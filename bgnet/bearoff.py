@@ -73,7 +73,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import tempfile
 import warnings
 import zipfile
 from math import comb
@@ -82,6 +81,7 @@ from typing import Self
 
 import numpy as np
 
+from bgnet.atomic import write_atomic
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.errors import BgnetError
 from bgnet.movegen import generate
@@ -241,18 +241,8 @@ def check_path(path: Path) -> None:
 
 
 def _write(path: Path, rolls: np.ndarray, first: np.ndarray) -> None:
-    """Write atomically: a temporary file in the same folder, then a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, version=np.array(VERSION), rolls=rolls, first=first)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically (:func:`bgnet.atomic.write_atomic`)."""
+    write_atomic(path, lambda f: np.savez_compressed(f, version=np.array(VERSION), rolls=rolls, first=first))
 
 
 # --------------------------------------------------------------------------- the database

@@ -12,12 +12,12 @@ wrong.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from bgnet.atomic import write_atomic
 from bgnet.encoding import Encoder, get_encoder, variant_encoder
 from bgnet.errors import BgnetError, InvalidPositionError
 from bgnet.network import ValueNet
@@ -37,13 +37,7 @@ def save(path: str | Path, state: dict[str, Any]) -> Path:
     """Write ``state`` to ``path`` atomically: a temporary file in the same folder, then a rename."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        torch.save({"format": FORMAT, **state}, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, lambda f: torch.save({"format": FORMAT, **state}, f))
 
 
 def read(path: str | Path) -> dict[str, Any]:

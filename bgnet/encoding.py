@@ -95,6 +95,27 @@ for 13..18, 3 for 19..24) / 10, and the pip count / 100.  It is meant for
 positions without contact (nobody on the bar); a checker on the bar is
 counted as if on point 25 in the pips and crossovers only.
 
+RACE_DB (``race-db-v1``)
+------------------------
+RACE followed by three units per side (``our_`` then ``their_``) that look
+at the home board as the one-sided bearoff database (:mod:`bgnet.bearoff`)
+does.  Each side's checkers outside its home board (bar included) are
+counted as if on its 6 point, which gives a database position ``H``:
+
+* ``db_rolls``: the expected number of rolls to bear off all checkers of
+  ``H`` / 10 (a checker on the 6 point counts once, however far it is);
+* ``db_first``: with no checker off, the expected rolls to bear off the
+  first checker of ``H`` / 10 (what decides gammons), else 0;
+* ``outside_pips``: the pips still to go to the 6 point of the checkers
+  outside the home board / 40 (at most 7.1).
+
+``10 * db_rolls + 40 * outside_pips / 8.2`` is a rough count of the rolls
+still needed (8.2 pips a roll); the network learns how the stragglers and
+the home board's shape interact.  The database is loaded (or built once, about 10 s) on the
+first encode.  Its first 224 columns are RACE's, so a RACE network grows
+into a RACE_DB one with zero weights on the new inputs
+(:func:`training.grow.widen_into`) and computes the same function.
+
 VARIANT (``variant-v1``) and VARIANT_ROTATE (``variant-rotate-v1``)
 --------------------------------------------------------------------
 The inputs of the variant networks (:mod:`bgnet.variants`: portes, tavla,
@@ -116,6 +137,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import comb
 
 import numpy as np
 from numba import njit
@@ -170,6 +192,8 @@ class Encoder:
     blocks: tuple[FeatureBlock, ...]
     kernel: Callable[[np.ndarray, np.ndarray], None] = field(repr=False, compare=False)
     slots: int = NUM_SLOTS
+    extends: str = ""
+    """The encoder (by name) whose columns are this one's first columns, unchanged; empty: none."""
     width: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -736,6 +760,93 @@ def _encode_race(boards, out):
 
 
 # ---------------------------------------------------------------------------
+# Race inputs with the one-sided bearoff database
+
+_DB_SIDE = 3  # db_rolls, db_first, outside_pips
+
+
+def _race_db_blocks() -> tuple[FeatureBlock, ...]:
+    blocks = list(_race_blocks())
+    for side, who in (("our", "the side on roll"), ("their", "the opponent")):
+        blocks += [
+            FeatureBlock(
+                f"{side}_db_rolls",
+                1,
+                f"{who}'s expected rolls to bear off all, outside checkers counted on its 6 point, / 10",
+            ),
+            FeatureBlock(
+                f"{side}_db_first",
+                1,
+                f"{who}'s expected rolls to bear off the first checker, the same way, / 10 (0 if one is off)",
+            ),
+            FeatureBlock(
+                f"{side}_outside_pips", 1, f"{who}'s pips to its 6 point of checkers outside home / 40"
+            ),
+        ]
+    return tuple(blocks)
+
+
+_DB_BINOM = np.array([[comb(n, k) for k in range(7)] for n in range(21)], dtype=np.int64)
+_DB_FULL_BASE = comb(20, 6)  # first index of a 15-checker position (bgnet.bearoff.FULL_BASE)
+
+
+@njit(cache=True)
+def _race_db_half(w, mean, first_mean, out, i, col):
+    counts = np.zeros(6, dtype=np.int64)
+    outside = 0
+    for p in range(1, 26):
+        n = w[p]
+        if n <= 0:
+            continue
+        if p <= 6:
+            counts[p - 1] += n
+        else:
+            counts[5] += n
+            outside += n * (p - 6)
+    idx = 0
+    total = 0
+    for j in range(6):
+        total += counts[j]
+        idx += _DB_BINOM[total + j, j + 1]
+    out[i, col] = mean[idx] * 0.1
+    out[i, col + 1] = first_mean[idx - _DB_FULL_BASE] * 0.1 if idx >= _DB_FULL_BASE else 0.0
+    out[i, col + 2] = outside * 0.025
+
+
+@njit(cache=True)
+def _encode_race_db_kernel(boards, out, mean, first_mean):
+    _encode_race(boards, out)
+    w = np.empty(NUM_SLOTS, dtype=np.int64)
+    f = np.empty(NUM_SLOTS, dtype=np.int64)
+    col = 2 * _RACE_SIDE
+    for i in range(boards.shape[0]):
+        _flip_into(boards, i, w, f)
+        _race_db_half(w, mean, first_mean, out, i, col)
+        _race_db_half(f, mean, first_mean, out, i, col + _DB_SIDE)
+
+
+_DB_MEANS: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def _db_means() -> tuple[np.ndarray, np.ndarray]:
+    """Expected rolls (all off, first off) of every one-sided database position, loaded once."""
+    global _DB_MEANS
+    if _DB_MEANS is None:
+        from bgnet.bearoff import OneSidedBearoff
+
+        db = OneSidedBearoff.load_or_build()
+        mean = db.rolls @ np.arange(db.rolls.shape[1], dtype=np.float64)
+        first_mean = db.first @ np.arange(db.first.shape[1], dtype=np.float64)
+        _DB_MEANS = (np.ascontiguousarray(mean), np.ascontiguousarray(first_mean))
+    return _DB_MEANS
+
+
+def _encode_race_db(boards: np.ndarray, out: np.ndarray) -> None:
+    mean, first_mean = _db_means()
+    _encode_race_db_kernel(boards, out, mean, first_mean)
+
+
+# ---------------------------------------------------------------------------
 # Variant inputs (52-slot boards)
 
 _VARIANT_PIPS = 360.0
@@ -875,10 +986,13 @@ EXTENDED = Encoder("extended", "extended-v1", _extended_blocks(), _encode_extend
 RACE = Encoder("race", "race-v1", _race_blocks(), _encode_race)
 """The race network's inputs: gnubg-style race units per side (see the module docstring)."""
 
+RACE_DB = Encoder("race-db", "race-db-v1", _race_db_blocks(), _encode_race_db, extends="race")
+"""RACE followed by three units per side from the one-sided bearoff database (see the module docstring)."""
+
 # The kernels write fixed columns; the declared blocks must match them.
 if TESAURO_198.width != _TURN + 2 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
     raise AssertionError("encoder blocks do not match the columns the kernels write")
-if RACE.width != 2 * _RACE_SIDE:
+if RACE.width != 2 * _RACE_SIDE or RACE_DB.width != RACE.width + 2 * _DB_SIDE:
     raise AssertionError("race encoder blocks do not match the columns its kernel writes")
 
 VARIANT = Encoder("variant", "variant-v1", _variant_blocks(), _encode_variant, VSLOTS)
@@ -892,7 +1006,7 @@ VARIANT_ROTATE = Encoder(
 if VARIANT.width != 2 * _V_SIDE:
     raise AssertionError("variant encoder blocks do not match the columns its kernel writes")
 
-ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE)}
+ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE, RACE_DB)}
 """The encoders of backgammon boards (26 slots) by name."""
 
 VARIANT_ENCODERS: dict[str, Encoder] = {e.name: e for e in (VARIANT, VARIANT_ROTATE)}

@@ -100,7 +100,7 @@ def test_versions_are_distinct_strings_that_name_the_encoder():
 def test_get_encoder_by_name_and_unknown_names_list_the_known_ones():
     assert get_encoder("tesauro198") is TESAURO_198
     assert get_encoder("extended") is EXTENDED
-    with pytest.raises(UnknownEncoderError, match="extended, race, tesauro198") as info:
+    with pytest.raises(UnknownEncoderError, match="extended, race, race-db, tesauro198") as info:
         get_encoder("tesauro")
     assert isinstance(info.value, ValueError) and isinstance(info.value, BgnetError)
     assert "'tesauro'" in str(info.value)

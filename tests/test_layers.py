@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "bgnet"
 
 LAYERS: list[tuple[str, set[str]]] = [
-    ("base", {"bgnet", "bgnet.errors", "bgnet.stats"}),
+    ("base", {"bgnet", "bgnet.errors", "bgnet.stats", "bgnet.atomic"}),
     (
         "rules",
         {
@@ -33,9 +33,9 @@ LAYERS: list[tuple[str, set[str]]] = [
         },
     ),
     ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile", "bgnet.variant_format"}),
-    ("encoding", {"bgnet.encoding"}),
+    ("encoding", {"bgnet.encoding", "bgnet.bearoff"}),
     ("network", {"bgnet.network", "bgnet.probabilities", "bgnet.checkpoint"}),
-    ("evaluator", {"bgnet.evaluator", "bgnet.bearoff", "bgnet.pubeval", "bgnet.rollout"}),
+    ("evaluator", {"bgnet.evaluator", "bgnet.pubeval", "bgnet.rollout"}),
     ("cube", {"bgnet.cube", "bgnet.met"}),
     (
         "players",
@@ -59,6 +59,7 @@ FUNCTION_IMPORTS: dict[tuple[str, str], str] = {
     ("bgnet.cube", "bgnet.pubeval"): "bgnet cube must not compile or import the move generator",
     ("bgnet.evaluator", "bgnet.checkpoint"): "the network layer's files are read only when loading one",
     ("bgnet.evaluator", "bgnet.bearoff"): "the bearoff database is built or loaded only when asked for",
+    ("bgnet.encoding", "bgnet.bearoff"): "the race-db encoder loads the database on its first encode only",
     ("bgnet.players", "bgnet.evaluator"): "players that are not bgnet's need no torch",
     ("bgnet.players", "gnubg_nn"): "gnubg-nn is an optional extra, imported for gnubg players only",
     ("bgnet.arena", "torch"): "worker processes set their torch threads; the arena itself needs no torch",

@@ -122,7 +122,7 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"target": "ply3"}, "'target': td, ply1 or ply2"),
         ({"train_nets": "both"}, "'train_nets': all, main or race"),
         ({"train_nets": "race"}, "'train_nets': race needs race_hidden"),
-        ({"start": "middle"}, "'start': standard or race"),
+        ({"start": "middle"}, "'start': standard, race or a .npz file of race starts"),
         ({"average": -1}, "'average': must be >= 0"),
         ({"start": "race", "variant": "portes"}, "'start': race starts are for backgammon"),
     ],

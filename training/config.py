@@ -78,9 +78,11 @@ class TrainConfig:
     cheap)."""
 
     start: str = "standard"
-    """Where self-play games start: ``standard`` (the opening position and roll) or ``race`` (a random
-    race position of :func:`bgnet.position.random_race` each game, a random side on roll with any roll):
-    with ``train_nets = "race"``, a run that trains the race network on races alone."""
+    """Where self-play games start: ``standard`` (the opening position and roll), ``race`` (a random
+    race position of :func:`bgnet.position.random_race` each game, a random side on roll with any roll) or
+    a ``.npz`` file of race positions from bgnet's own self-play (``training/races.py``; one drawn per
+    game, the same way; relative paths are from the current folder): with ``train_nets = "race"``, a run
+    that trains the race network on races alone."""
 
     average: int = 0
     """Keep an exponential moving average of the weights with a time constant of this many games, in the
@@ -206,7 +208,11 @@ class TrainConfig:
         need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
         need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")
-        need(self.start in {"standard", "race"}, "start", "standard or race")
+        need(
+            self.start in {"standard", "race"} or self.start.endswith(".npz"),
+            "start",
+            "standard, race or a .npz file of race starts",
+        )
         from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")

@@ -2,8 +2,10 @@
 
 ``widen_into(target, source)`` copies every layer of ``source`` into the
 top-left block of the same layer of ``target`` (each hidden layer at least
-as wide).  The new hidden units get small random input weights and zero
-output weights, so the widened network computes exactly the function of
+as wide; extra inputs, appended after the source's, get zero weights: an
+encoder that ``extends`` another, :class:`bgnet.encoding.Encoder`).  The
+new hidden units get small random input weights and zero output weights,
+so the widened network computes exactly the function of
 the source (Net2Net-style growth, T. Chen, I. Goodfellow, J. Shlens,
 "Net2Net: accelerating learning via knowledge transfer", 2016) and training
 goes on from there.
@@ -28,13 +30,15 @@ NEW_UNIT_SCALE = 0.01
 
 
 def widen_into(target: ValueNet, source: ValueNet, rng: np.random.Generator) -> None:
-    """Load ``source``'s weights into ``target`` (same inputs; hidden layers as wide or wider, as many or
-    more: extra layers only with ReLU, each at least as wide as the last of the source)."""
+    """Load ``source``'s weights into ``target`` (as many inputs or more: extra inputs, appended after the
+    source's, get zero weights; hidden layers as wide or wider, as many or more: extra layers only with
+    ReLU, each at least as wide as the last of the source)."""
     ts, ss = target.shape, source.shape
     th, sh = ts["hidden"], ss["hidden"]
-    if ts["inputs"] != ss["inputs"] or len(th) < len(sh):
+    if ts["inputs"] < ss["inputs"] or len(th) < len(sh):
         raise CheckpointError(
-            f"cannot grow a network of shape {ss} into {ts} (the same inputs, as many hidden layers or more)"
+            f"cannot grow a network of shape {ss} into {ts} "
+            "(as many inputs or more, as many hidden layers or more)"
         )
     if ts["activation"] != ss["activation"]:
         raise CheckpointError(f"activation {ss['activation']} of the source differs from {ts['activation']}")

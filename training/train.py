@@ -39,11 +39,12 @@ from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import ValueNet
-from bgnet.position import STARTING, random_race
+from bgnet.position import STARTING, Position, random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
 
+from . import races
 from .average import WeightAverage
 from .config import TARGET_PLY, ConfigError, TrainConfig, load_config, make_config
 from .grow import widen_into
@@ -126,6 +127,15 @@ def selfplay_narrow(evaluator: NetEvaluator, keep: int) -> Callable[[np.ndarray]
     return score
 
 
+def start_of(start: str) -> Position | Callable[[np.random.Generator], np.ndarray]:
+    """The lockstep ``start`` of a config's ``start``: the set-up, random races, or a race starts file's."""
+    if start == "standard":
+        return STARTING
+    if start == "race":
+        return random_race
+    return races.starts(start)
+
+
 def selfplay(
     cfg: TrainConfig, evaluator: NetEvaluator, games: int, rng: np.random.Generator
 ) -> tuple[Lockstep, Chooser]:
@@ -137,7 +147,7 @@ def selfplay(
         games,
         rng,
         record=True,
-        start=random_race if cfg.start == "race" else STARTING,
+        start=start_of(cfg.start),
         variant=cfg.game(),
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
@@ -308,6 +318,8 @@ class Trainer:
         self.dir = Path(runs) / cfg.name
         self.progress = progress
         self.device = pick_device(cfg.device)  # before the run directory: a bad device leaves nothing behind
+        if cfg.start.endswith(".npz"):
+            races.load(cfg.start)  # a bad race starts file, too
         self._check_run_dir()
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
@@ -427,7 +439,7 @@ class Trainer:
                     raise CheckpointError(f"{source} has no {name} network")
                 continue
             src_model, src_encoder = loaded[name]
-            if src_encoder.name != encoder.name:
+            if src_encoder.name != encoder.name and (with_optimizers or encoder.extends != src_encoder.name):
                 raise CheckpointError(
                     f"{source}: its {name} network uses encoder {src_encoder.name}, this run {encoder.name}"
                 )

@@ -1,0 +1,146 @@
+"""Race starts from bgnet's own self-play: the races its games reach, to train the race network on.
+
+    .venv/bin/python -m bgnet_training.races bgnet/networks/bgnet-default.pt races.npz --games 20000 --seed 1
+
+plays ``games`` self-play games with the networks of a checkpoint (0-ply,
+greedy, from the opening) and keeps, of each game that reaches a race, its
+first position without contact that the bearoff database does not cover, seen
+by the side on roll.  A config's ``start = "races.npz"`` then starts every
+self-play game from one of them, drawn uniformly (a random side on roll with
+any roll, as ``start = "race"``): a race-only run (``train_nets = "race"``)
+plays the races real games reach, not :func:`bgnet.position.random_race`'s
+evenly spread ones.  The positions are bgnet's own (self-taught).
+
+The file is a compressed ``.npz``: ``boards`` (``(N, 26)`` int8), and
+``source`` and ``games`` (where they came from), written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from bgnet.atomic import write_atomic
+from bgnet.bearoff import OneSidedBearoff
+from bgnet.errors import BgnetError
+from bgnet.lockstep import Lockstep
+from bgnet.position import CHECKERS, NUM_SLOTS
+from bgnet.pubeval import is_race
+
+
+class RaceStartsError(BgnetError):
+    """A race starts file that is missing, unreadable or holds boards that are not races."""
+
+
+def harvest(choose: Callable, games: int, rng: np.random.Generator, slots: int = 256) -> np.ndarray:
+    """The first race position outside the bearoff database of each of ``games`` self-play games that
+    reach one (``choose``: a lockstep chooser), seen by the side on roll, as ``(N, 26)`` int8."""
+    engine = Lockstep(min(slots, games), games, rng, record=True)
+    found = []
+    while engine.running:
+        for g in engine.step(choose):
+            races = is_race(g.history) & ~OneSidedBearoff.covers(g.history)
+            if races.any():
+                found.append(g.history[int(np.argmax(races))])
+    return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
+
+
+def check_boards(boards: np.ndarray, source: str) -> np.ndarray:
+    """``boards`` as ``(N, 26)`` int8 race boards, or :class:`RaceStartsError` naming what is wrong."""
+    if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS or len(boards) == 0:
+        raise RaceStartsError(
+            f"{source}: boards must be a non-empty (N, {NUM_SLOTS}) array, got {boards.shape}"
+        )
+    b = boards.astype(np.int64)
+    ours = np.maximum(b, 0).sum(axis=1)
+    theirs = np.maximum(-b, 0).sum(axis=1)
+    bad = (
+        (ours > CHECKERS)
+        | (theirs > CHECKERS)
+        | (ours == 0)
+        | (theirs == 0)
+        | (b[:, 0] != 0)
+        | (b[:, 25] != 0)
+    )
+    bad |= ~is_race(boards.astype(np.int8))
+    if bad.any():
+        raise RaceStartsError(
+            f"{source}: board {int(np.argmax(bad))} is not a race position of 15 checkers a side"
+        )
+    return np.ascontiguousarray(boards, dtype=np.int8)
+
+
+def load(path: str | os.PathLike) -> np.ndarray:
+    """The boards of a race starts file (checked)."""
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as f:
+            boards = f["boards"]
+    except FileNotFoundError:
+        raise RaceStartsError(f"race starts file {p} not found") from None
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
+        raise RaceStartsError(f"{p} is not a race starts file ({type(e).__name__}: {e})") from None
+    return check_boards(boards, str(p))
+
+
+def starts(path: str | os.PathLike) -> Callable[[np.random.Generator], np.ndarray]:
+    """A lockstep ``start`` function: a uniformly drawn board of the file for each game."""
+    boards = load(path)
+
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        return boards[int(rng.integers(len(boards)))]
+
+    return draw
+
+
+def save(path: str | os.PathLike, boards: np.ndarray, source: str, games: int) -> None:
+    """Write a race starts file atomically (:func:`bgnet.atomic.write_atomic`)."""
+    write_atomic(
+        path, lambda f: np.savez_compressed(f, boards=boards, source=np.array(source), games=np.array(games))
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bgnet.evaluator import NetEvaluator
+
+    from .train import selfplay_chooser
+
+    ap = argparse.ArgumentParser(prog="python -m bgnet_training.races", description=__doc__.split("\n")[0])
+    ap.add_argument("checkpoint", help="the networks that play the games (a checkpoint or shipped file)")
+    ap.add_argument("out", help="the .npz file to write")
+    ap.add_argument("--games", type=int, default=20_000, help="self-play games to play (default 20000)")
+    ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        print("error: --games must be >= 1", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        print(f"error: cannot write {out}: folder {out.parent} does not exist", file=sys.stderr)
+        return 1
+    try:
+        evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
+        rng = np.random.default_rng(args.seed)
+        boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng)
+        save(out, boards, str(args.checkpoint), args.games)
+    except BgnetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: nothing written", file=sys.stderr)
+        return 130
+    print(f"{len(boards)} race starts from {args.games} games -> {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
