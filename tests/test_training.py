@@ -153,6 +153,8 @@ def test_every_recipe_config_loads_and_starts_from_a_committed_checkpoint():
         assert cfg.name, path
         if cfg.init:
             assert (root / cfg.init).is_file(), f"{path.name}: init {cfg.init} is not in the repository"
+        if cfg.start.endswith(".npz"):
+            assert (root / cfg.start).is_file(), f"{path.name}: start {cfg.start} is not in the repository"
 
 
 def test_probabilities_are_consistent_for_random_weights():
