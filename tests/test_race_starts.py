@@ -146,6 +146,11 @@ def test_a_run_from_a_race_starts_file_plays_only_races_and_trains_the_race_db_n
     assert run.state.games == 16
     assert torch.count_nonzero(model.layers[0].weight[:, RACE.width :]) > 0  # the database inputs learn
     assert not torch.equal(before[:, : RACE.width], model.layers[0].weight[:, : RACE.width].detach())
+    # its checkpoint loads everywhere with the race-db race network, and values races as the run does
+    loaded = NetEvaluator.from_checkpoint(run.latest_checkpoint(), bearoff=False)  # as the run (TINY)
+    assert loaded.race is not None and loaded.race[1] is RACE_DB
+    boards = races.load(f)
+    np.testing.assert_allclose(loaded.probabilities(boards), run.evaluator.probabilities(boards), atol=1e-6)
 
 
 def test_the_races_command_writes_a_file_and_refuses_bad_arguments(tmp_path, capsys):
