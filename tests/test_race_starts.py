@@ -111,8 +111,11 @@ def test_race_starts_files_round_trip_and_bad_ones_are_named(tmp_path):
     with pytest.raises(races.RaceStartsError, match="not found"):
         races.load(tmp_path / "missing.npz")
     (tmp_path / "text.npz").write_text("not a zip")
-    with pytest.raises(races.RaceStartsError, match="is not a race starts file"):
+    with pytest.raises(races.RaceStartsError, match="is not a race starts file .not a numpy .npz archive"):
         races.load(tmp_path / "text.npz")
+    np.savez(tmp_path / "other.npz", positions=boards)
+    with pytest.raises(races.RaceStartsError, match="it has no boards array"):
+        races.load(tmp_path / "other.npz")
     contact = boards.copy()
     contact[3] = pos({24: 2, 6: 13}, {24: 2, 6: 13}).board
     races.save(tmp_path / "c.npz", contact, "test", 1)

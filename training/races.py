@@ -84,8 +84,12 @@ def load(path: str | os.PathLike) -> np.ndarray:
             boards = f["boards"]
     except FileNotFoundError:
         raise RaceStartsError(f"race starts file {p} not found") from None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as e:
-        raise RaceStartsError(f"{p} is not a race starts file ({type(e).__name__}: {e})") from None
+    except KeyError:
+        raise RaceStartsError(f"{p} is not a race starts file (it has no boards array)") from None
+    except (ValueError, zipfile.BadZipFile, EOFError):
+        raise RaceStartsError(f"{p} is not a race starts file (not a numpy .npz archive)") from None
+    except OSError as e:
+        raise RaceStartsError(f"cannot read race starts file {p}: {e.strerror or e}") from None
     return check_boards(boards, str(p))
 
 
