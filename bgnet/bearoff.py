@@ -102,7 +102,8 @@ FULL_BASE = comb(MAX_CHECKERS - 1 + POINTS, POINTS)  # 38,760: first index of a 
 N_FULL = N_POSITIONS - FULL_BASE  # 15,504
 FILE_NAME = "bearoff-os15.npz"
 
-_BINOM = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(MAX_CHECKERS + POINTS)], np.int64)
+BINOM = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(MAX_CHECKERS + POINTS)], np.int64)
+"""``BINOM[n, k] = C(n, k)``: the table of the index (:func:`index_of`; also the race-db encoder's kernel)."""
 _MAX_ROLLS = 64  # build buffer; the tables are trimmed to the longest distribution
 
 
@@ -113,7 +114,7 @@ def index_of(counts: np.ndarray) -> np.ndarray:
     """Indices of ``(..., 6)`` checker counts on points 1..6 (each side's sum at most 15)."""
     c = np.asarray(counts, dtype=np.int64)
     p = np.cumsum(c, axis=-1) + np.arange(POINTS)
-    return _BINOM[p, np.arange(1, POINTS + 1)].sum(axis=-1)
+    return BINOM[p, np.arange(1, POINTS + 1)].sum(axis=-1)
 
 
 def _all_positions() -> np.ndarray:
@@ -279,7 +280,10 @@ class OneSidedBearoff:
         self._rolls_cdf = np.cumsum(rolls_p, axis=1)  # P(all off needs <= n)
         self._first = _pad(self.first, width)
         self._first_surv = _survival(self._first)  # P(first off needs >= n)
-        self._mean = rolls_p @ np.arange(width)
+        self.mean_rolls = rolls_p @ np.arange(width)
+        """``(54264,)``: the expected number of rolls to bear off all checkers of each position."""
+        self.mean_first = self._first @ np.arange(width)
+        """``(15504,)``: for index ``FULL_BASE + i``, the expected number of rolls to bear off the first."""
 
     @classmethod
     def build(cls) -> Self:
@@ -351,7 +355,7 @@ class OneSidedBearoff:
 
     def expected_rolls(self, board_side: np.ndarray) -> float | np.ndarray:
         """Expected rolls to bear off all of our checkers (``(26,)`` board or ``(6,)`` counts, or batches)."""
-        out = self._mean[index_of(self._side_counts(board_side))]
+        out = self.mean_rolls[index_of(self._side_counts(board_side))]
         return float(out) if np.ndim(out) == 0 else out
 
     # ----------------------------------------------------------------- both sides

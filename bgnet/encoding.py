@@ -137,11 +137,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from math import comb
 
 import numpy as np
 from numba import njit
 
+from bgnet.bearoff import BINOM, FULL_BASE, OneSidedBearoff
 from bgnet.errors import BgnetError
 from bgnet.position import CHECKERS, NUM_SLOTS
 from bgnet.variants import OUR_WAITING, PIN, THEIR_WAITING, VSLOTS
@@ -786,10 +786,6 @@ def _race_db_blocks() -> tuple[FeatureBlock, ...]:
     return tuple(blocks)
 
 
-_DB_BINOM = np.array([[comb(n, k) for k in range(7)] for n in range(21)], dtype=np.int64)
-_DB_FULL_BASE = comb(20, 6)  # first index of a 15-checker position (bgnet.bearoff.FULL_BASE)
-
-
 @njit(cache=True)
 def _race_db_half(w, mean, first_mean, out, i, col):
     counts = np.zeros(6, dtype=np.int64)
@@ -807,9 +803,9 @@ def _race_db_half(w, mean, first_mean, out, i, col):
     total = 0
     for j in range(6):
         total += counts[j]
-        idx += _DB_BINOM[total + j, j + 1]
+        idx += BINOM[total + j, j + 1]
     out[i, col] = mean[idx] * 0.1
-    out[i, col + 1] = first_mean[idx - _DB_FULL_BASE] * 0.1 if idx >= _DB_FULL_BASE else 0.0
+    out[i, col + 1] = first_mean[idx - FULL_BASE] * 0.1 if idx >= FULL_BASE else 0.0
     out[i, col + 2] = outside * 0.025
 
 
@@ -825,25 +821,14 @@ def _encode_race_db_kernel(boards, out, mean, first_mean):
         _race_db_half(f, mean, first_mean, out, i, col + _DB_SIDE)
 
 
-_DB_MEANS: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def _db_means() -> tuple[np.ndarray, np.ndarray]:
-    """Expected rolls (all off, first off) of every one-sided database position, loaded once."""
-    global _DB_MEANS
-    if _DB_MEANS is None:
-        from bgnet.bearoff import OneSidedBearoff
-
-        db = OneSidedBearoff.load_or_build()
-        mean = db.rolls @ np.arange(db.rolls.shape[1], dtype=np.float64)
-        first_mean = db.first @ np.arange(db.first.shape[1], dtype=np.float64)
-        _DB_MEANS = (np.ascontiguousarray(mean), np.ascontiguousarray(first_mean))
-    return _DB_MEANS
+_DB: OneSidedBearoff | None = None
 
 
 def _encode_race_db(boards: np.ndarray, out: np.ndarray) -> None:
-    mean, first_mean = _db_means()
-    _encode_race_db_kernel(boards, out, mean, first_mean)
+    global _DB
+    if _DB is None:  # loaded (or built) on the first encode
+        _DB = OneSidedBearoff.load_or_build()
+    _encode_race_db_kernel(boards, out, _DB.mean_rolls, _DB.mean_first)
 
 
 # ---------------------------------------------------------------------------

@@ -59,7 +59,6 @@ FUNCTION_IMPORTS: dict[tuple[str, str], str] = {
     ("bgnet.cube", "bgnet.pubeval"): "bgnet cube must not compile or import the move generator",
     ("bgnet.evaluator", "bgnet.checkpoint"): "the network layer's files are read only when loading one",
     ("bgnet.evaluator", "bgnet.bearoff"): "the bearoff database is built or loaded only when asked for",
-    ("bgnet.encoding", "bgnet.bearoff"): "the race-db encoder loads the database on its first encode only",
     ("bgnet.players", "bgnet.evaluator"): "players that are not bgnet's need no torch",
     ("bgnet.players", "gnubg_nn"): "gnubg-nn is an optional extra, imported for gnubg players only",
     ("bgnet.arena", "torch"): "worker processes set their torch threads; the arena itself needs no torch",

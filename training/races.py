@@ -29,7 +29,7 @@ import numpy as np
 from bgnet.atomic import write_atomic
 from bgnet.bearoff import OneSidedBearoff
 from bgnet.errors import BgnetError
-from bgnet.lockstep import Lockstep
+from bgnet.lockstep import Chooser, Lockstep
 from bgnet.position import CHECKERS, NUM_SLOTS
 from bgnet.pubeval import is_race
 
@@ -38,7 +38,7 @@ class RaceStartsError(BgnetError):
     """A race starts file that is missing, unreadable or holds boards that are not races."""
 
 
-def harvest(choose: Callable, games: int, rng: np.random.Generator, slots: int = 256) -> np.ndarray:
+def harvest(choose: Chooser, games: int, rng: np.random.Generator, slots: int = 256) -> np.ndarray:
     """The first race position outside the bearoff database of each of ``games`` self-play games that
     reach one (``choose``: a lockstep chooser), seen by the side on roll, as ``(N, 26)`` int8."""
     engine = Lockstep(min(slots, games), games, rng, record=True)
@@ -60,18 +60,12 @@ def check_boards(boards: np.ndarray, source: str) -> np.ndarray:
     b = boards.astype(np.int64)
     ours = np.maximum(b, 0).sum(axis=1)
     theirs = np.maximum(-b, 0).sum(axis=1)
-    bad = (
-        (ours > CHECKERS)
-        | (theirs > CHECKERS)
-        | (ours == 0)
-        | (theirs == 0)
-        | (b[:, 0] != 0)
-        | (b[:, 25] != 0)
-    )
-    bad |= ~is_race(boards.astype(np.int8))
+    # is_race also rules out a checker on the bar once both sides have checkers
+    bad = (ours > CHECKERS) | (theirs > CHECKERS) | (ours == 0) | (theirs == 0) | ~is_race(b.astype(np.int8))
     if bad.any():
         raise RaceStartsError(
-            f"{source}: board {int(np.argmax(bad))} is not a race position of 15 checkers a side"
+            f"{source}: board {int(np.argmax(bad))} is not a race position "
+            f"(1 to {CHECKERS} checkers a side, no contact, nobody on the bar)"
         )
     return np.ascontiguousarray(boards, dtype=np.int8)
 
