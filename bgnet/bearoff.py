@@ -80,6 +80,7 @@ from pathlib import Path
 from typing import Self
 
 import numpy as np
+from numba import njit
 
 from bgnet.atomic import write_atomic
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
@@ -102,7 +103,13 @@ FULL_BASE = comb(MAX_CHECKERS - 1 + POINTS, POINTS)  # 38,760: first index of a 
 N_FULL = N_POSITIONS - FULL_BASE  # 15,504
 FILE_NAME = "bearoff-os15.npz"
 
-BINOM = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(MAX_CHECKERS + POINTS)], np.int64)
+
+def binomials(points: int) -> np.ndarray:
+    """``C(n, k)`` for ``n < 15 + points``, ``k <= points``: the index table of ``points``-point positions."""
+    return np.array([[comb(n, k) for k in range(points + 1)] for n in range(MAX_CHECKERS + points)], np.int64)
+
+
+BINOM = binomials(POINTS)
 """``BINOM[n, k] = C(n, k)``: the table of the index (:func:`index_of`; also the race-db encoder's kernel)."""
 _MAX_ROLLS = 64  # build buffer; the tables are trimmed to the longest distribution
 
@@ -111,17 +118,21 @@ _MAX_ROLLS = 64  # build buffer; the tables are trimmed to the longest distribut
 
 
 def index_of(counts: np.ndarray) -> np.ndarray:
-    """Indices of ``(..., 6)`` checker counts on points 1..6 (each side's sum at most 15)."""
+    """Indices of ``(..., P)`` checker counts on points 1..P (each side's sum at most 15; P = 6 here,
+    more for :func:`build_tables`' larger tables)."""
     c = np.asarray(counts, dtype=np.int64)
-    p = np.cumsum(c, axis=-1) + np.arange(POINTS)
-    return BINOM[p, np.arange(1, POINTS + 1)].sum(axis=-1)
+    points = c.shape[-1]
+    binom = BINOM if points == POINTS else binomials(points)
+    p = np.cumsum(c, axis=-1) + np.arange(points)
+    return binom[p, np.arange(1, points + 1)].sum(axis=-1)
 
 
-def _all_positions() -> np.ndarray:
-    """``(54264, 6)`` int8: row ``r`` is the position of index ``r``."""
-    bars = np.array(list(itertools.combinations(range(MAX_CHECKERS + POINTS), POINTS)), dtype=np.int64)
-    counts = np.diff(bars, axis=1, prepend=-1) - 1
-    out = np.empty((N_POSITIONS, POINTS), dtype=np.int8)
+def _all_positions(points: int = POINTS) -> np.ndarray:
+    """``(C(15 + P, P), P)`` int8: row ``r`` is the position of index ``r``."""
+    bars = np.array(list(itertools.combinations(range(MAX_CHECKERS + points), points)), dtype=np.int8)
+    counts = (np.diff(bars.astype(np.int64), axis=1, prepend=-1) - 1).astype(np.int8)
+    del bars
+    out = np.empty((comb(MAX_CHECKERS + points, points), points), dtype=np.int8)
     out[index_of(counts)] = counts
     return out
 
@@ -141,60 +152,92 @@ def position_of(index: int | np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- build
 
 
+@njit(cache=True)
+def _result_index(results: np.ndarray, points: int, binom: np.ndarray) -> np.ndarray:
+    """:func:`index_of` of the mover's checkers in ``(n, 26)`` results seen by the (empty) opponent:
+    the mover's point ``j`` is their slot ``25 - j``, negated."""
+    out = np.empty(len(results), dtype=np.int64)
+    for i in range(len(results)):
+        total = 0
+        rank = 0
+        for j in range(points):
+            total -= results[i, 24 - j]
+            rank += binom[total + j, j + 1]
+        out[i] = rank
+    return out
+
+
+@njit(cache=True)
 def _best_results(keys: np.ndarray, result_idx: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per segment of ``result_idx`` (bounds ``offsets``), the index minimising ``keys`` (ties: smallest)."""
-    seg = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-    order = np.lexsort((result_idx, keys[result_idx], seg))
-    return result_idx[order[offsets[:-1]]]
+    out = np.empty(len(offsets) - 1, dtype=np.int64)
+    for s in range(len(offsets) - 1):
+        best = result_idx[offsets[s]]
+        for r in range(offsets[s] + 1, offsets[s + 1]):
+            j = result_idx[r]
+            if keys[j] < keys[best] or (keys[j] == keys[best] and j < best):
+                best = j
+        out[s] = best
+    return out
 
 
-def build_tables() -> tuple[np.ndarray, np.ndarray]:
-    """Compute ``(rolls, first)`` (see the module docstring) with the move generator."""
-    positions = position_of(np.arange(N_POSITIONS))
-    pips = positions.astype(np.int64) @ np.arange(1, POINTS + 1)
-    full = positions.astype(np.int64).sum(axis=1) == MAX_CHECKERS
+def build_tables(points: int = POINTS, chunk: int = 8192) -> tuple[np.ndarray, np.ndarray]:
+    """Compute ``(rolls, first)`` (see the module docstring) with the move generator.
+
+    ``points`` > 6 builds the same tables over checkers on points 1..``points``
+    (``C(15 + points, points)`` positions; ``first`` from index
+    ``C(14 + points, points)``): what the race labeller
+    (``training/race_labels.py``) reads; minutes and gigabytes from 9 points.
+    """
+    positions = position_of(np.arange(N_POSITIONS)) if points == POINTS else _all_positions(points)
+    n_positions = len(positions)
+    full_base = comb(MAX_CHECKERS - 1 + points, points)
+    binom = BINOM if points == POINTS else binomials(points)
+    pips = positions.astype(np.int64) @ np.arange(1, points + 1)
+    full = np.arange(n_positions) >= full_base
     dice = np.array([[d.high, d.low] for d in ALL_ROLLS], dtype=np.int64)
     ways = np.rint(ROLL_WEIGHTS * 36)  # 1 for a double, 2 otherwise: sums in 36ths, then one division
 
     # All-off: value tables over every index.  First-off: over every index too, where a
     # position with fewer than 15 checkers has already borne one off (0 more rolls).
-    rolls = np.zeros((N_POSITIONS, _MAX_ROLLS))
-    mean = np.zeros(N_POSITIONS)
-    first = np.zeros((N_POSITIONS, _MAX_ROLLS))
-    first_mean = np.zeros(N_POSITIONS)
+    rolls = np.zeros((n_positions, _MAX_ROLLS))
+    mean = np.zeros(n_positions)
+    first = np.zeros((n_positions, _MAX_ROLLS))
+    first_mean = np.zeros(n_positions)
     rolls[0, 0] = 1.0
     first[~full, 0] = 1.0
 
     order = np.argsort(pips, kind="stable")
     bounds = np.searchsorted(pips[order], np.arange(pips.max() + 2))
     for pip in range(1, pips.max() + 1):
-        ranks = order[bounds[pip] : bounds[pip + 1]]
-        k = len(ranks)
-        boards = np.zeros((k, len(dice), NUM_SLOTS), dtype=np.int8)
-        boards[:, :, 1 : POINTS + 1] = positions[ranks][:, None, :]
-        batch = generate(boards.reshape(-1, NUM_SLOTS), np.tile(dice, (k, 1)))
-        if (np.diff(batch.offsets) == 0).any():
-            # Cannot happen: the highest checker can always move or bear off.
-            raise RuntimeError("a bear-off roll with no legal play")
-        # Results are seen by the (empty) opponent: our point j is their slot 25 - j, negated.
-        result_idx = index_of(-batch.positions[:, 24 : 24 - POINTS : -1])
+        level = order[bounds[pip] : bounds[pip + 1]]
+        for lo in range(0, len(level), chunk):
+            ranks = level[lo : lo + chunk]
+            k = len(ranks)
+            boards = np.zeros((k, len(dice), NUM_SLOTS), dtype=np.int8)
+            boards[:, :, 1 : points + 1] = positions[ranks][:, None, :]
+            batch = generate(boards.reshape(-1, NUM_SLOTS), np.tile(dice, (k, 1)))
+            if (np.diff(batch.offsets) == 0).any():
+                # Cannot happen: the highest checker can always move or bear off.
+                raise RuntimeError("a bear-off roll with no legal play")
+            result_idx = _result_index(batch.positions, points, binom)
 
-        best = _best_results(mean, result_idx, batch.offsets).reshape(k, len(dice))
-        rolls[ranks, 1:] = np.einsum("r,krn->kn", ways, rolls[best, :-1]) / 36
-        mean[ranks] = 1.0 + (mean[best] @ ways) / 36
+            best = _best_results(mean, result_idx, batch.offsets).reshape(k, len(dice))
+            rolls[ranks, 1:] = np.einsum("r,krn->kn", ways, rolls[best, :-1]) / 36
+            mean[ranks] = 1.0 + (mean[best] @ ways) / 36
 
-        f = full[ranks]
-        if f.any():
-            fbest = _best_results(first_mean, result_idx, batch.offsets).reshape(k, len(dice))[f]
-            franks = ranks[f]
-            first[franks, 1:] = np.einsum("r,krn->kn", ways, first[fbest, :-1]) / 36
-            first_mean[franks] = 1.0 + (first_mean[fbest] @ ways) / 36
+            f = full[ranks]
+            if f.any():
+                fbest = _best_results(first_mean, result_idx, batch.offsets).reshape(k, len(dice))[f]
+                franks = ranks[f]
+                first[franks, 1:] = np.einsum("r,krn->kn", ways, first[fbest, :-1]) / 36
+                first_mean[franks] = 1.0 + (first_mean[fbest] @ ways) / 36
 
     if rolls[:, -1].any() or first[:, -1].any():
         raise RuntimeError("bear-off distribution longer than the build buffer")
     n = int(np.flatnonzero(rolls.any(axis=0))[-1]) + 1
     m = int(np.flatnonzero(first[full].any(axis=0))[-1]) + 1
-    return rolls[:, :n].copy(), first[FULL_BASE:, :m].copy()
+    return rolls[:, :n].copy(), first[full_base:, :m].copy()
 
 
 # --------------------------------------------------------------------------- cache

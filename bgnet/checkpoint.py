@@ -20,7 +20,7 @@ import torch
 from bgnet.atomic import write_atomic
 from bgnet.encoding import Encoder, get_encoder, variant_encoder
 from bgnet.errors import BgnetError, InvalidPositionError
-from bgnet.network import ValueNet
+from bgnet.network import OneSidedRaceNet, RaceNet, ValueNet, build_network
 from bgnet.position import NUM_SLOTS
 from bgnet.variants import Variant, variant
 
@@ -57,18 +57,26 @@ def read(path: str | Path) -> dict[str, Any]:
     return state
 
 
-def race_network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder] | None:
+def race_network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[RaceNet, Encoder] | None:
     """The race network of a checkpoint dict (its ``race`` entry, same keys as the main one), or None."""
     race = state.get("race")
     if race is None:
         return None
     if not isinstance(race, dict):
         raise CheckpointError(f"{source}: its race network entry is not a network description")
-    return network_from(race, f"{source} (race network)")
+    return _network_from(race, f"{source} (race network)", race=True)
 
 
 def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder]:
-    """Build the network of a checkpoint dict, checking it against this code."""
+    """Build the (main) network of a checkpoint dict, checking it against this code."""
+    model, encoder = _network_from(state, source, race=False)
+    assert isinstance(model, ValueNet)  # _network_from allows the other kind only as a race network
+    return model, encoder
+
+
+def _network_from(state: dict[str, Any], source: str, *, race: bool) -> tuple[RaceNet, Encoder]:
+    """A network of a checkpoint dict; a one-sided race network
+    (:class:`bgnet.network.OneSidedRaceNet`) only as a race network (``race``) reading race inputs."""
     try:
         encoder = get_encoder(state["encoder"])
     except (KeyError, ValueError) as e:
@@ -80,7 +88,7 @@ def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[Val
         )
     try:
         shape = state["shape"]
-        inputs, hidden, activation = shape["inputs"], shape["hidden"], shape["activation"]
+        inputs, _, _ = shape["inputs"], shape["hidden"], shape["activation"]
         weights = state["model"]
     except (KeyError, TypeError) as e:
         raise CheckpointError(f"{source} lacks its network description ({type(e).__name__}: {e})") from None
@@ -89,11 +97,13 @@ def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[Val
             f"{source} expects {inputs} inputs; encoder {encoder.name} gives {encoder.width}"
         )
     try:
-        model = ValueNet(inputs, hidden, activation)
+        model = build_network(shape)
         model.load_state_dict(weights)
     except (RuntimeError, TypeError, ValueError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
         raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {first}") from None
+    if isinstance(model, OneSidedRaceNet) and (not race or encoder.name != "race"):
+        raise CheckpointError(f"{source}: a one-sided network can only be a race network reading race inputs")
     return model, encoder
 
 

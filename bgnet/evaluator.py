@@ -97,7 +97,7 @@ from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch, MoveGenerator
-from bgnet.network import ValueNet
+from bgnet.network import RaceNet, ValueNet
 from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
@@ -624,7 +624,7 @@ class NetEvaluator(Evaluator):
         encoder: Encoder,
         device: str | torch.device = "cpu",
         *,
-        race: tuple[ValueNet, Encoder] | None = None,
+        race: tuple[RaceNet, Encoder] | None = None,
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
@@ -684,9 +684,9 @@ class NetEvaluator(Evaluator):
             bearoff = OneSidedBearoff.load_or_build()
         return cls(model, encoder, device, race=race, bearoff=bearoff or None, variant=variant, **kwargs)
 
-    def networks(self) -> dict[str, tuple[ValueNet, Encoder]]:
+    def networks(self) -> dict[str, tuple[RaceNet, Encoder]]:
         """The phase networks by name: ``main`` and, when present, ``race``."""
-        nets = {"main": (self.model, self.encoder)}
+        nets: dict[str, tuple[RaceNet, Encoder]] = {"main": (self.model, self.encoder)}
         if self.race is not None:
             nets["race"] = self.race
         return nets
@@ -708,7 +708,7 @@ class NetEvaluator(Evaluator):
         x = encoder.encode(boards, out=buf[: len(boards)])
         return torch.from_numpy(x).to(self.device, non_blocking=True)
 
-    def _forward(self, model: ValueNet, encoder: Encoder, boards: np.ndarray) -> np.ndarray:
+    def _forward(self, model: RaceNet, encoder: Encoder, boards: np.ndarray) -> np.ndarray:
         model.eval()
         out = np.empty((len(boards), 5), dtype=np.float32)
         for lo in range(0, len(boards), _CHUNK):

@@ -54,3 +54,96 @@ class ValueNet(nn.Module):
         lg = (1 - win) * c[:, 3]
         lbg = lg * c[:, 4]
         return torch.stack((win, wg, wbg, lg, lbg), dim=1)
+
+
+class OneSidedRaceNet(nn.Module):
+    """A race network that values each side alone, then both together exactly.
+
+    In a race the two sides never meet again, so the side on roll's chances
+    are sums over two independent distributions of rolls, as in the bearoff
+    database (:mod:`bgnet.bearoff`).  This network reads the race encoder's
+    two halves (``our_`` then ``their_`` units, same layout, ``inputs / 2``
+    each) with one shared trunk and gives, for each side, three distributions
+    over ``rolls`` roll counts (softmax heads): its rolls to bear off all
+    checkers (``X``), the first checker (``X1``; 0 when one is off already,
+    read from the ``off`` units) and the last checker out of the other side's
+    home board (``Xb``; 0 when none is there, read from the point units of
+    points 19..24).  With ``Y`` the opponent's and the side on roll rolling
+    first: win ``P(X <= Y)``, win gammon ``P(X <= Y1)``, backgammon ``P(X <=
+    Yb)``, lose gammon ``P(Y < X1)``, backgammon ``P(Y < Xb)`` (capped by the
+    gammons); the outputs keep :class:`ValueNet`'s order and consistency.
+
+    The layout it reads (``bgnet.encoding``'s ``race``): per side 24 points of
+    4 units, then 14 "exactly k off" units, crossovers and pips.
+    """
+
+    POINT_UNITS = 4
+    OFF_UNITS = 14
+
+    def __init__(
+        self, inputs: int, hidden: Sequence[int] = (128,), activation: str = "relu", rolls: int = 64
+    ):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+        if inputs % 2 or inputs // 2 < 24 * self.POINT_UNITS + self.OFF_UNITS:
+            raise ValueError(f"a one-sided race network needs two equal halves of race units, got {inputs}")
+        self.shape: dict[str, Any] = {
+            "kind": "one-sided",
+            "inputs": int(inputs),
+            "hidden": [int(h) for h in hidden],
+            "activation": activation,
+            "rolls": int(rolls),
+        }
+        self.side_width = inputs // 2
+        self.rolls = int(rolls)
+        layers: list[nn.Module] = []
+        width = self.side_width
+        for h in hidden:
+            layers += [nn.Linear(width, h), ACTIVATIONS[activation]()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.heads = nn.Linear(width, 3 * self.rolls)
+
+    def distributions(self, side: torch.Tensor) -> torch.Tensor:
+        """``(n, 3, rolls)``: the all-off, first-off and home-board-clear distributions of one-side halves."""
+        p = torch.softmax(self.heads(self.trunk(side)).view(-1, 3, self.rolls), dim=2)
+        at_zero = torch.zeros_like(p[:, 0])
+        at_zero[:, 0] = 1.0
+        off = side[:, 24 * self.POINT_UNITS : 24 * self.POINT_UNITS + self.OFF_UNITS].sum(dim=1) > 0
+        back = side[:, 18 * self.POINT_UNITS : 24 * self.POINT_UNITS].sum(dim=1) > 0
+        first = torch.where(off[:, None], at_zero, p[:, 1])
+        clear = torch.where(back[:, None], p[:, 2], at_zero)
+        return torch.stack((p[:, 0], first, clear), dim=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.shape[0]
+        d = self.distributions(torch.cat((x[:, : self.side_width], x[:, self.side_width :]), dim=0))
+        ours, theirs = d[:n], d[n:]
+
+        def survival(p: torch.Tensor) -> torch.Tensor:  # P(N >= k)
+            return torch.flip(torch.cumsum(torch.flip(p, dims=[1]), dim=1), dims=[1])
+
+        # we roll first: our k-th roll comes before their k-th
+        win = (ours[:, 0] * survival(theirs[:, 0])).sum(dim=1)
+        # (gammons capped by their wins and losses: the heads are marginals of two policies)
+        wg = torch.minimum((ours[:, 0] * survival(theirs[:, 1])).sum(dim=1), win)
+        wbg = torch.minimum((ours[:, 0] * survival(theirs[:, 2])).sum(dim=1), wg)
+        # they finish on their k-th roll, before our (k + 1)-th
+        lg = torch.minimum((theirs[:, 0, :-1] * survival(ours[:, 1])[:, 1:]).sum(dim=1), 1 - win)
+        lbg = torch.minimum((theirs[:, 0, :-1] * survival(ours[:, 2])[:, 1:]).sum(dim=1), lg)
+        return torch.stack((win, wg, wbg, lg, lbg), dim=1)
+
+
+RaceNet = ValueNet | OneSidedRaceNet
+"""What a checkpoint's network can be (the main network is always a :class:`ValueNet`)."""
+
+
+def build_network(shape: dict[str, Any]) -> RaceNet:
+    """The network a checkpoint's ``shape`` describes (``kind``: ``value`` by default, or ``one-sided``)."""
+    kind = shape.get("kind", "value")
+    if kind == "one-sided":
+        return OneSidedRaceNet(shape["inputs"], shape["hidden"], shape["activation"], shape.get("rolls", 64))
+    if kind != "value":
+        raise ValueError(f"unknown network kind {kind!r}")
+    return ValueNet(shape["inputs"], shape["hidden"], shape["activation"])

@@ -38,15 +38,20 @@ class RaceStartsError(BgnetError):
     """A race starts file that is missing, unreadable or holds boards that are not races."""
 
 
-def harvest(choose: Chooser, games: int, rng: np.random.Generator, slots: int = 256) -> np.ndarray:
+def harvest(
+    choose: Chooser, games: int, rng: np.random.Generator, slots: int = 256, every: bool = False
+) -> np.ndarray:
     """The first race position outside the bearoff database of each of ``games`` self-play games that
-    reach one (``choose``: a lockstep chooser), seen by the side on roll, as ``(N, 26)`` int8."""
+    reach one (``choose``: a lockstep chooser), seen by the side on roll, as ``(N, 26)`` int8; with
+    ``every``, all of them (``training/race_labels.py``)."""
     engine = Lockstep(min(slots, games), games, rng, record=True)
     found = []
     while engine.running:
         for g in engine.step(choose):
             races = is_race(g.history) & ~OneSidedBearoff.covers(g.history)
-            if races.any():
+            if every:
+                found.extend(g.history[races])
+            elif races.any():
                 found.append(g.history[int(np.argmax(races))])
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
 
@@ -118,26 +123,35 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         print("error: --games must be >= 1", file=sys.stderr)
         return 2
-    out = Path(args.out)
+
+    def body() -> int:
+        evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
+        rng = np.random.default_rng(args.seed)
+        boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng)
+        save(args.out, boards, str(args.checkpoint), args.games)
+        print(f"{len(boards)} race starts from {args.games} games -> {args.out}")
+        return 0
+
+    return writing_command(Path(args.out), body)
+
+
+def writing_command(out: Path, body: Callable[[], int]) -> int:
+    """Run a training command that writes ``out``: its folder must exist; a bgnet error, an OS error or
+    Ctrl-C is one line on stderr and a non-zero exit (``out`` is written atomically or not at all)."""
     if not out.parent.is_dir():
         print(f"error: cannot write {out}: folder {out.parent} does not exist", file=sys.stderr)
         return 1
     try:
-        evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
-        rng = np.random.default_rng(args.seed)
-        boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng)
-        save(out, boards, str(args.checkpoint), args.games)
+        return body()
     except BgnetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"error: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        print(f"error: {e.strerror or e}: {e.filename or out}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted: nothing written", file=sys.stderr)
         return 130
-    print(f"{len(boards)} race starts from {args.games} games -> {out}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ def with_race(state: dict[str, Any], other: dict[str, Any], source: str) -> dict
     race = other.get("race")
     if not isinstance(race, dict):
         raise checkpoint.CheckpointError(f"{source}: has no race network")
+    if isinstance(other.get("race_source"), dict):  # made apart from the run (bgnet_training.onesided)
+        return state | {"race": race, "race_source": other["race_source"]}
     config = other.get("config")
     name = config.get("name", "") if isinstance(config, dict) else ""
     return state | {

@@ -34,11 +34,11 @@ from tqdm import tqdm
 
 from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
-from bgnet.encoding import get_encoder
+from bgnet.encoding import Encoder, get_encoder
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
-from bgnet.network import ValueNet
+from bgnet.network import RaceNet, ValueNet
 from bgnet.position import STARTING, Position, random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
@@ -429,7 +429,7 @@ class Trainer:
         ours_label = "backgammon" if ours is None else ours.label
         if theirs_label != ours_label:
             raise CheckpointError(f"{source} plays {theirs_label}; this run plays {ours_label}")
-        loaded = {"main": checkpoint.network_from(state, source)}
+        loaded: dict[str, tuple[RaceNet, Encoder]] = {"main": checkpoint.network_from(state, source)}
         race = checkpoint.race_network_from(state, source)
         if race is not None:
             loaded["race"] = race
@@ -442,6 +442,10 @@ class Trainer:
             if src_encoder.name != encoder.name and (with_optimizers or encoder.extends != src_encoder.name):
                 raise CheckpointError(
                     f"{source}: its {name} network uses encoder {src_encoder.name}, this run {encoder.name}"
+                )
+            if not isinstance(src_model, ValueNet) or not isinstance(model, ValueNet):
+                raise CheckpointError(
+                    f"{source}: its {name} network is one-sided, which self-play does not train"
                 )
             widen_into(model, src_model, self.rng)
             if with_optimizers:
