@@ -73,27 +73,29 @@ def test_a_worker_that_cannot_start_says_why():
 
 
 def test_a_worker_killed_with_sigkill_is_replaced_and_the_run_goes_on(tmp_path):
-    trainer = Trainer(make_config(dict(TINY, games=120)), tmp_path, progress=False)
+    trainer = Trainer(make_config(dict(TINY, games=240)), tmp_path, progress=False)
     rng = np.random.default_rng(7)
     killed = []
 
     def killer():
-        time.sleep(float(rng.uniform(1.0, 3.0)))  # a random moment once the workers run
+        # a random worker, as soon as the learner has trained once: early enough that the run still needs
+        # its workers (a worker killed as the run ends is never replaced, and need not be)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             pool = getattr(trainer, "pool", None)
             if pool is not None and pool.slots and trainer.state.updates >= 1:
-                pid = pool.slots[int(rng.integers(len(pool.slots)))].process.pid
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+                if trainer.state.games <= 120:
+                    pid = pool.slots[int(rng.integers(len(pool.slots)))].process.pid
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
                 return
-            time.sleep(0.05)
+            time.sleep(0.01)
 
     thread = threading.Thread(target=killer)
     thread.start()
     st = trainer.run()
     thread.join()
-    assert killed and st.games >= 120
+    assert killed and st.games >= 240
     assert trainer.pool.restarts >= 1
 
 
