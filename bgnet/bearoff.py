@@ -71,6 +71,7 @@ same approximation gnubg makes).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import warnings
@@ -104,6 +105,7 @@ N_FULL = N_POSITIONS - FULL_BASE  # 15,504
 FILE_NAME = "bearoff-os15.npz"
 
 
+@functools.cache
 def binomials(points: int) -> np.ndarray:
     """``C(n, k)`` for ``n < 15 + points``, ``k <= points``: the index table of ``points``-point positions."""
     return np.array([[comb(n, k) for k in range(points + 1)] for n in range(MAX_CHECKERS + points)], np.int64)

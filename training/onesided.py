@@ -69,7 +69,7 @@ from pathlib import Path
 import numpy as np
 
 from bgnet.atomic import write_atomic
-from bgnet.bearoff import MAX_CHECKERS, binomials, build_tables, default_path
+from bgnet.bearoff import MAX_CHECKERS, _best_results, _survival, build_tables, default_path, index_of
 from bgnet.errors import BgnetError
 from bgnet.movegen import generate
 from bgnet.position import NUM_SLOTS
@@ -93,7 +93,6 @@ class Tables:
 
     def __init__(self, points: int, rolls: np.ndarray, first: np.ndarray) -> None:
         self.points = points
-        self.binom = binomials(points)
         self.base = comb(MAX_CHECKERS - 1 + points, points)
         if rolls.shape[0] != comb(MAX_CHECKERS + points, points) or first.shape[0] != len(rolls) - self.base:
             raise ValueError(f"tables of shape {rolls.shape}, {first.shape} for {points} points")
@@ -133,8 +132,7 @@ class Tables:
         """Indices of ``(n, 24)`` checker counts on points 1..24 with the checkers beyond P counted on P."""
         c = counts[:, : self.points].astype(np.int64)
         c[:, -1] += counts[:, self.points :].sum(axis=1)
-        p = np.cumsum(c, axis=1) + np.arange(self.points)
-        return self.binom[p, np.arange(1, self.points + 1)].sum(axis=1)
+        return index_of(c)
 
     def excess(self, counts: np.ndarray) -> np.ndarray:
         """Pips of ``(n, 24)`` counts beyond point P."""
@@ -199,8 +197,7 @@ def side_distributions(
         idx = tables.index(res)
         keys = np.where(pol == 0, keys_of[0][idx], keys_of[1][idx]) + tables.excess(res) / PIPS_PER_ROLL
         # the first of the smallest key per input (results are in the generator's order)
-        order = np.lexsort((np.arange(len(res)), keys, seg))
-        chosen = order[batch.offsets[:-1]]
+        chosen = _best_results(keys, np.arange(len(res)), batch.offsets)
         state[live] = res[chosen]
         home_clear = state[live, 18:].sum(axis=1) == 0
         newly = home_clear & (cleared[live] < 0)
@@ -239,11 +236,6 @@ def side_distributions(
 
 
 # --------------------------------------------------------------------------- both sides
-
-
-def _survival(dist: np.ndarray) -> np.ndarray:
-    """``S[..., n] = P(N >= n)``."""
-    return np.flip(np.cumsum(np.flip(dist, axis=-1), axis=-1), axis=-1)
 
 
 def race_labels(boards: np.ndarray, tables: Tables, trials: int, rng: np.random.Generator) -> np.ndarray:
