@@ -144,7 +144,7 @@ def test_command_refuses_bad_arguments_with_one_line(tmp_path, capsys):
         (["--trials", "0"], "--trials must be >= 1"),
         (["--points", "5"], "--points must be 6 to 12"),
         (["--lr", "-1"], "--lr must be a positive number"),
-        (["--rolls", "-1"], "--rolls must be >= 0"),
+        (["--rolls", "-1"], "--rolls and --refine must be >= 0"),
     ):
         assert rl.main([net, str(tmp_path / "o.pt"), *extra]) == 2
         err = capsys.readouterr().err
@@ -272,6 +272,78 @@ def test_fit_one_sided_learns_exact_distributions(t7):
         net, sides, targets, 6, 3e-3, rng, minibatch=64, held_out=0.2, log=lambda s: None
     )
     assert curve[-1] < curve[0] / 4
+
+
+# --------------------------------------------------------------------------- one roll of lookahead
+
+
+def test_lookahead_on_sides_within_the_tables_gives_the_tables(t7):
+    # the tables are the fixed point of the lookahead: best play by expected rolls, then the table
+    rng = np.random.default_rng(8)
+    sides = rl.table_sides(t7, 400, rng)
+    sides = sides[sides.sum(axis=1) >= 5]
+    got = rl.backup_targets(None, sides, t7, 40)  # every result is within the tables: no network needed
+    idx = t7.index(sides)
+    n = t7.rolls.shape[1]
+    np.testing.assert_allclose(got[:, 0, :n], t7.rolls[idx], atol=1e-5)
+    full = np.flatnonzero(sides.sum(axis=1) == 15)
+    assert len(full) > 20
+    m = t7.first.shape[1]
+    np.testing.assert_allclose(got[full, 1, :m], t7.first[idx[full] - t7.base], atol=1e-5)
+    assert (got[sides.sum(axis=1) < 15, 1, 0] == 1).all() and (got[:, 2, 0] == 1).all()
+
+
+def test_lookahead_mixes_network_tables_and_finished_results_by_brute_force(t7):
+    # a lone checker on the 20 point: each roll leaves it beyond the tables (the network: "5 more rolls"),
+    # within them (the table: brute force) or off (0 more); the target is their mix, one roll later
+    net = _delta_net(5, 3, 2, rolls=40)
+    side = np.zeros((1, 24), np.int64)
+    side[0, 19] = 1
+    got = rl.backup_targets(net, side, t7, 40)[0]
+    want = np.zeros(40)
+    for a, b in ROLLS:
+        left = 20 - (4 * a if a == b else a + b)
+        after = np.zeros(40)
+        if left <= 0:
+            after[0] = 1.0
+        elif left <= 7:
+            after = lone_checker(left)
+        else:
+            after[5] = 1.0
+        want[1:] += after[:-1] / 36
+    np.testing.assert_allclose(got[0], want, atol=1e-6)
+    # one checker: none to bear off first; every roll takes it out of points 19..24
+    assert got[1, 0] == 1.0 and got[2, 1] == pytest.approx(1.0)
+
+
+def test_refine_command_changes_only_the_race_network_and_refuses_other_networks(tmp_path, capsys):
+    out = tmp_path / "r.pt"
+    args = ["--games", "4", "--points", "7", "--rolls", "1", "--table", "300", "--epochs", "1"]
+    assert rl.main([str(checkpoint.DEFAULT), str(out), "--refine", "1", *args]) == 0
+    state, shipped = checkpoint.read(out), checkpoint.read(checkpoint.DEFAULT)
+    assert state["race"]["shape"] == shipped["race"]["shape"] and state["race_source"]["refine"] == 1
+    for k, v in shipped["model"].items():
+        assert torch.equal(state["model"][k], v)
+    assert any(not torch.equal(state["race"]["model"][k], v) for k, v in shipped["race"]["model"].items())
+    ev = NetEvaluator.from_checkpoint(out)
+    board = pos({9: 5, 8: 5, 3: 5}, {10: 5, 8: 5, 2: 5}).board
+    p = ev.probabilities(board[None])[0]
+    assert 0 <= p[0] <= 1 and p[2] <= p[1] <= p[0]
+    capsys.readouterr()
+    # a networks file whose race network is not one-sided has nothing to refine
+    torch.manual_seed(1)
+    td = shipped | {"race": {**shipped["race"], "shape": {"kind": "value", "inputs": 1}}}
+    checkpoint.save(tmp_path / "td.pt", td)
+    assert rl.main([str(tmp_path / "td.pt"), str(tmp_path / "x.pt"), "--refine", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "no one-sided race network to refine" in err and err.count("\n") == 1
+    for extra, message in (
+        (["--refine", "-1"], "--rolls and --refine must be >= 0"),
+        (["--prune", "0"], "--prune must be >= 1"),
+    ):
+        assert rl.main([str(checkpoint.DEFAULT), str(tmp_path / "x.pt"), *extra]) == 2
+        assert capsys.readouterr().err == f"error: {message}\n"
+    assert not (tmp_path / "x.pt").exists()
 
 
 def test_self_play_refuses_to_start_from_a_one_sided_race_network(tmp_path):
