@@ -157,13 +157,19 @@ def position_of(index: int | np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def _result_index(results: np.ndarray, points: int, binom: np.ndarray) -> np.ndarray:
     """:func:`index_of` of the mover's checkers in ``(n, 26)`` results seen by the (empty) opponent:
-    the mover's point ``j`` is their slot ``25 - j``, negated."""
+    the mover's point ``j`` is their slot ``25 - j``, negated; checkers beyond point ``points`` (none when
+    the tables are built) are counted on it."""
     out = np.empty(len(results), dtype=np.int64)
     for i in range(len(results)):
+        beyond = 0
+        for j in range(points, 24):
+            beyond -= results[i, 24 - j]
         total = 0
         rank = 0
         for j in range(points):
             total -= results[i, 24 - j]
+            if j == points - 1:
+                total += beyond
             rank += binom[total + j, j + 1]
         out[i] = rank
     return out

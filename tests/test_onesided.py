@@ -331,7 +331,6 @@ def test_refine_command_changes_only_the_race_network_and_refuses_other_networks
     assert 0 <= p[0] <= 1 and p[2] <= p[1] <= p[0]
     capsys.readouterr()
     # a networks file whose race network is not one-sided has nothing to refine
-    torch.manual_seed(1)
     td = shipped | {"race": {**shipped["race"], "shape": {"kind": "value", "inputs": 1}}}
     checkpoint.save(tmp_path / "td.pt", td)
     assert rl.main([str(tmp_path / "td.pt"), str(tmp_path / "x.pt"), "--refine", "1"]) == 1

@@ -89,6 +89,7 @@ from bgnet.atomic import write_atomic
 from bgnet.bearoff import (
     MAX_CHECKERS,
     _best_results,
+    _result_index,
     _survival,
     binomials,
     build_tables,
@@ -160,9 +161,15 @@ class Tables:
         c[:, -1] += counts[:, self.points :].sum(axis=1)
         return index_of(c)
 
-    def excess(self, counts: np.ndarray) -> np.ndarray:
-        """Pips of ``(n, 24)`` counts beyond point P."""
-        return counts[:, self.points :].astype(np.int64) @ np.arange(1, 25 - self.points)
+    def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The policies' keys of the mover's side in ``(n, 26)`` one-sided results of the move generator
+        (seen by the empty opponent): the tables' expected rolls to bear off all, and the first, with the
+        checkers beyond P counted on P, plus their pips beyond P in rolls (an effective pip count)."""
+        idx = _result_index(results, self.points, binomials(self.points))
+        # our point q > P is the opponent's slot 25 - q, negated
+        beyond = -results[:, 1 : 25 - self.points].astype(np.int64) @ np.arange(24 - self.points, 0, -1)
+        extra = beyond / PIPS_PER_ROLL
+        return self.mean[idx] + extra, self.first_mean[idx] + extra
 
 
 # --------------------------------------------------------------------------- one side
@@ -211,7 +218,6 @@ def side_distributions(
     cleared = np.where(state[:, 18:].sum(axis=1) == 0, 0, -1)
     entry = np.full(len(side), -1, np.int64)
     live = np.arange(len(side))
-    keys_of = (tables.mean, tables.first_mean)
     for step in range(1, MAX_STEPS + 1):
         boards = np.zeros((len(live), NUM_SLOTS), np.int8)
         boards[:, 1:25] = state[live]
@@ -219,9 +225,8 @@ def side_distributions(
         batch = generate(boards, dice)
         res = -batch.positions[:, 24:0:-1].astype(np.int64)  # results as our counts on points 1..24
         seg = np.repeat(np.arange(len(live)), np.diff(batch.offsets))
-        pol = policy[live][seg]
-        idx = tables.index(res)
-        keys = np.where(pol == 0, keys_of[0][idx], keys_of[1][idx]) + tables.excess(res) / PIPS_PER_ROLL
+        all_off_key, first_key = tables.keys(batch.positions)
+        keys = np.where(policy[live][seg] == 0, all_off_key, first_key)
         # the first of the smallest key per input (results are in the generator's order)
         chosen = _best_results(keys, np.arange(len(res)), batch.offsets)
         state[live] = res[chosen]
@@ -364,36 +369,6 @@ def known_distributions(net, sides: np.ndarray, tables: Tables, width: int, chun
 
 
 @njit(cache=True)
-def _result_keys(
-    results: np.ndarray, points: int, binom: np.ndarray, mean: np.ndarray, first_mean: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`side_distributions`' keys of the mover's side in ``(n, 26)`` one-sided results seen by the
-    (empty) opponent (the mover's point ``j`` is their slot ``25 - j``, negated): the tables' expected
-    rolls to bear off all and the first (the checkers beyond P counted on P) plus their pips beyond P in
-    rolls."""
-    n = len(results)
-    k0 = np.empty(n)
-    k1 = np.empty(n)
-    for i in range(n):
-        beyond = 0
-        excess = 0
-        for j in range(points, 24):
-            c = -results[i, 24 - j]
-            beyond += c
-            excess += c * (j + 1 - points)
-        total = 0
-        rank = 0
-        for j in range(points):
-            total -= results[i, 24 - j]
-            if j == points - 1:
-                total += beyond
-            rank += binom[total + j, j + 1]
-        k0[i] = mean[rank] + excess / PIPS_PER_ROLL
-        k1[i] = first_mean[rank] + excess / PIPS_PER_ROLL
-    return k0, k1
-
-
-@njit(cache=True)
 def _smallest(keys: np.ndarray, offsets: np.ndarray, k: int, keep: np.ndarray) -> None:
     """Set ``keep`` for the ``k`` smallest ``keys`` of each segment (bounds ``offsets``; ties: first)."""
     for s in range(len(offsets) - 1):
@@ -423,7 +398,6 @@ def backup_targets(
     sides = np.asarray(sides, dtype=np.int64)
     dice = np.array([[d.high, d.low] for d in ALL_ROLLS], dtype=np.int64)
     ar = np.arange(width)
-    binom = binomials(tables.points)
     out = np.zeros((len(sides), 3, width), np.float32)
     for lo in range(0, len(sides), chunk):
         part = sides[lo : lo + chunk]
@@ -431,10 +405,9 @@ def backup_targets(
         boards = np.zeros((k * len(dice), NUM_SLOTS), np.int8)
         boards[:, 1:25] = np.repeat(part, len(dice), axis=0)
         batch = generate(boards, np.tile(dice, (k, 1)))
-        k0, k1 = _result_keys(batch.positions, tables.points, binom, tables.mean, tables.first_mean)
-        keep = np.zeros(len(k0), np.bool_)
-        _smallest(k0, batch.offsets, prune, keep)
-        _smallest(k1, batch.offsets, prune, keep)
+        keep = np.zeros(len(batch.positions), np.bool_)
+        for key in tables.keys(batch.positions):
+            _smallest(key, batch.offsets, prune, keep)
         res = -batch.positions[keep][:, 24:0:-1].astype(np.int64)
         offsets = np.concatenate([[0], np.cumsum(np.add.reduceat(keep, batch.offsets[:-1]))])
         # distinct results by their rank among all 24-point sides (< C(39, 24), an int64)
@@ -524,20 +497,19 @@ def _one_sided(args: argparse.Namespace) -> int:
     from bgnet import checkpoint
     from bgnet.encoding import RACE
     from bgnet.evaluator import NetEvaluator
-    from bgnet.network import OneSidedRaceNet, build_network
+    from bgnet.network import OneSidedRaceNet
 
     from .races import harvest
     from .train import selfplay_chooser
 
     state = checkpoint.read(args.networks)
-    if args.refine and (
-        not isinstance(state.get("race"), dict) or state["race"].get("shape", {}).get("kind") != "one-sided"
-    ):
-        raise RaceLabelError(f"{args.networks} has no one-sided race network to refine")
     if args.refine:
-        net = build_network(state["race"]["shape"])
-        net.load_state_dict(state["race"]["model"])
-        net.eval()
+        race = state.get("race")
+        if not isinstance(race, dict) or race.get("shape", {}).get("kind") != "one-sided":
+            raise RaceLabelError(f"{args.networks} has no one-sided race network to refine")
+        loaded = checkpoint.race_network_from(state, str(args.networks))
+        assert loaded is not None and isinstance(loaded[0], OneSidedRaceNet)
+        net = loaded[0].eval()
         args.width = net.rolls  # its distributions' length
     evaluator = NetEvaluator.from_checkpoint(args.networks, bearoff=True)
     rng = np.random.default_rng(args.seed)
