@@ -93,16 +93,18 @@ import numpy as np
 import torch
 from numba import njit
 
+from bgnet.bearoff import OneSidedBearoff
 from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch, MoveGenerator
-from bgnet.network import RaceNet, ValueNet
+from bgnet.network import OneSidedRaceNet, RaceNet, ValueNet
 from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 from bgnet.pubeval import is_race
+from bgnet.race import RaceLookahead
 from bgnet.variants import ACEY_NONE, PIN, R_ACEY, VSLOTS, Variant, VariantGenerator, widen
 
 __all__ = [
@@ -163,6 +165,10 @@ INNER_FILTERS: tuple[MoveFilter | None, ...] = (MoveFilter(1, 0.0),)
 
 NO_FILTER = MoveFilter(keep=2**62, window=math.inf)
 """Keeps every play."""
+
+SEARCH_FILTER = MoveFilter(keep=8, window=0.16, accept=2)
+"""Which of a roll's plays a static search (a race's one-sided lookahead, :mod:`bgnet.race`) re-values when
+the plays are ranked or chosen; the rest keep the network's value and rank below them."""
 
 
 class BearoffDatabase(Protocol):
@@ -356,26 +362,45 @@ class Evaluator:
         """(N, 5) float32 0-ply probabilities for the side on roll of unfinished, uncovered boards."""
         raise NotImplementedError
 
-    def _static(self, boards: np.ndarray) -> np.ndarray:
+    def _searched(self, boards: np.ndarray) -> np.ndarray | None:
+        """Which of these unfinished, uncovered boards a static search re-values (:meth:`_search`); None
+        when the evaluator has no such search (the default)."""
+        return None
+
+    def _search(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) float32 searched probabilities of boards :meth:`_searched` picks."""
+        raise NotImplementedError
+
+    def _static(self, boards: np.ndarray, search: bool = True) -> np.ndarray:
+        """0-ply probabilities: exact where finished or covered, else :meth:`_evaluate`'s, and with
+        ``search`` the boards :meth:`_searched` picks re-valued by :meth:`_search`."""
+        out, rows = self._unsearched(boards)
+        if search and len(rows):
+            out[rows] = self._search(boards[rows])
+        return out
+
+    def _unsearched(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(0-ply probabilities without the search, the rows :meth:`_searched` picks)."""
+        none = np.empty(0, dtype=np.int64)
         n = len(boards)
         if n == 0:
-            return np.empty((0, 5), dtype=np.float32)
-        over, exact = self.finished(boards)
+            return np.empty((0, 5), dtype=np.float32), none
+        over, out = self.finished(boards)
         todo = ~over
         if self.bearoff is not None and todo.any():
-            covered = np.zeros(n, dtype=bool)
-            covered[todo] = np.asarray(self.bearoff.covers(boards[todo]), dtype=bool)
+            todo[todo] = ~np.asarray(self.bearoff.covers(boards[todo]), dtype=bool)
+            covered = ~over & ~todo
+            if covered.any():
+                out[covered] = self.bearoff.probabilities(boards[covered])
+        if not todo.any():
+            return out, none
+        rows = np.flatnonzero(todo)
+        if len(rows) == n:
+            out = np.asarray(self._evaluate(boards), dtype=np.float32)
         else:
-            covered = None
-        if covered is None and not over.any():
-            return np.asarray(self._evaluate(boards), dtype=np.float32)
-        out = exact
-        if covered is not None and covered.any() and self.bearoff is not None:
-            out[covered] = self.bearoff.probabilities(boards[covered])
-            todo &= ~covered
-        if todo.any():
-            out[todo] = self._evaluate(boards[todo])
-        return out
+            out[rows] = self._evaluate(boards[rows])
+        picked = self._searched(boards[rows])
+        return out, (none if picked is None else rows[picked])
 
     # -- positions ----------------------------------------------------------
 
@@ -455,10 +480,10 @@ class Evaluator:
         ours = np.empty((m * k, 5), dtype=np.float32)
         passed = []
         for lo, hi, batch in self._chunks(ply, pairs, dice):
-            results, plies = self._rank(batch, ply - 1, self.inner, full=True)
+            results, depth = self._rank(batch, ply - 1, self.inner, full=True)
             again = _again(batch)
             # The mover's best: deepest evaluated, then the highest equity for the mover.
-            rows = _segment_best_rows(_mover_equity(results, again), plies, batch.offsets)
+            rows = _segment_best_rows(_mover_equity(results, again), depth, batch.offsets)
             moved = rows >= 0
             ours[lo:hi][moved] = for_mover(
                 results[rows[moved]], None if again is None else again[rows[moved]]
@@ -476,21 +501,37 @@ class Evaluator:
     def _rank(
         self, batch: MoveBatch, ply: int, filters: Filters, full: bool
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(probabilities **of each result**, for its side on roll; the ply of each) of every row.
+        """(probabilities **of each result**, for its side on roll; the depth of each) of every row.
 
-        See :meth:`rank` (which turns them to the mover's, :func:`for_mover`).
-        With ``full=False`` a roll left with a single candidate is not
-        evaluated deeper (enough to choose, not to value).
+        The depth is twice the ply a row was valued at, plus one once a static
+        search re-valued it (or it needs none); a roll's best is taken among its
+        deepest rows.  At 0-ply the evaluator's search (:meth:`_search`, a
+        race's one-sided lookahead) re-values the :data:`SEARCH_FILTER` best
+        of each roll's searchable rows; only they and the rows that need no
+        search go deeper.  See :meth:`rank` (which turns them to the mover's,
+        :func:`for_mover`).  With ``full=False`` a roll left with a single
+        candidate is not evaluated deeper (enough to choose, not to value).
         """
         offsets = np.asarray(batch.offsets, dtype=np.int64)
         positions = batch.positions
-        theirs = self._static(positions)
-        plies = np.zeros(len(positions), dtype=np.int64)
-        if ply == 0 or len(positions) == 0:
-            return theirs, plies
         again = _again(batch)
-        alive = np.ones(len(positions), dtype=bool)
-        order = np.empty(int(np.diff(offsets).max()), dtype=np.int64)
+        order = np.empty(int(np.diff(offsets).max(initial=1)), dtype=np.int64)
+        # depth: 2 x the ply a row was valued at, + 1 once searched (or when it needs no search)
+        theirs, searchable = self._unsearched(positions)
+        depth = np.ones(len(positions), dtype=np.int64)
+        if len(searchable):
+            # the search re-values the best few of each roll's searchable rows (a move filter)
+            kept = np.zeros(len(positions), dtype=bool)
+            kept[searchable] = True
+            sf = SEARCH_FILTER
+            _filter(_mover_equity(theirs, again), kept, offsets, sf.accept, sf.keep, sf.window, order)
+            rows = np.flatnonzero(kept)
+            theirs[rows] = self._search(positions[rows])
+            depth[searchable] = 0
+            depth[rows] = 1
+        if ply == 0 or len(positions) == 0:
+            return theirs, depth
+        alive = depth == 1
         done = 0
         for level in range(ply):
             f = filters[level] if level < len(filters) else None
@@ -499,7 +540,7 @@ class Evaluator:
             if level > done:
                 rows = np.flatnonzero(alive)
                 theirs[rows] = self.probabilities(positions[rows], level)
-                plies[rows] = level
+                depth[rows] = 2 * level + 1
                 done = level
             _filter(_mover_equity(theirs, again), alive, offsets, f.accept, f.keep, f.window, order)
         if not full:
@@ -508,8 +549,8 @@ class Evaluator:
             alive &= ~np.repeat(counts == 1, np.diff(offsets))
         rows = np.flatnonzero(alive)
         theirs[rows] = self.probabilities(positions[rows], ply)
-        plies[rows] = ply
-        return theirs, plies
+        depth[rows] = 2 * ply + 1
+        return theirs, depth
 
     @overload
     def rank(
@@ -550,9 +591,9 @@ class Evaluator:
         """
         if ply < 0:
             raise ValueError(f"ply must be >= 0, got {ply}")
-        theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), True)
+        theirs, depth = self._rank(batch, ply, self.filters if filters is None else tuple(filters), True)
         probs = for_mover(theirs, _again(batch))
-        return (probs, plies) if with_plies else probs
+        return (probs, depth // 2) if with_plies else probs
 
     def choose(
         self,
@@ -568,16 +609,8 @@ class Evaluator:
         leaves a single play is not evaluated deeper.  ``player`` is unused
         (the :data:`bgnet.lockstep.Chooser` signature).
         """
-        again = _again(batch)
-        if ply == 0:
-            # The lowest equity for the side on roll next is the mover's best (its highest where it
-            # rolls again).
-            value = equity(self.probabilities(batch.positions))
-            if again is not None:
-                value[again] = -value[again]
-            return segment_argmin(value, batch.offsets)
-        theirs, plies = self._rank(batch, ply, self.filters if filters is None else tuple(filters), False)
-        return _segment_best_rows(_mover_equity(theirs, again), plies, batch.offsets)
+        theirs, depth = self._rank(batch, ply, self.filters if filters is None else tuple(filters), False)
+        return _segment_best_rows(_mover_equity(theirs, _again(batch)), depth, batch.offsets)
 
     def chooser(
         self, ply: int = 0, filters: Filters | None = None
@@ -629,6 +662,7 @@ class NetEvaluator(Evaluator):
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
         variant: Variant | None = None,
+        race_lookahead: bool = False,
     ) -> None:
         if variant is not None and race is not None:
             raise ValueError(f"a race network values backgammon boards, not {variant.label}'s")
@@ -641,6 +675,12 @@ class NetEvaluator(Evaluator):
         self.race = race
         self.device = torch.device(device)
         self._bufs: dict[str, np.ndarray] = {}
+        self.race_lookahead: RaceLookahead | None = None
+        """Races valued by one roll of one-sided lookahead (:mod:`bgnet.race`), when asked and the race
+        network is one-sided."""
+        if race_lookahead and race is not None and isinstance(race[0], OneSidedRaceNet):
+            db = bearoff if isinstance(bearoff, OneSidedBearoff) else None
+            self.race_lookahead = RaceLookahead(race[0], db, self.device)
 
     @classmethod
     def from_checkpoint(
@@ -649,14 +689,16 @@ class NetEvaluator(Evaluator):
         *,
         device: str | torch.device = "cpu",
         bearoff: BearoffDatabase | bool = True,
+        race_lookahead: bool = True,
         **kwargs,
     ) -> NetEvaluator:
         """The evaluator of a checkpoint file (default: the shipped networks), on ``device``.
 
         ``bearoff=True`` loads (or builds and caches) the one-sided bearoff
         database; ``False`` uses none; a database object is used as it is.
-        A checkpoint that holds a race network routes races to it.  A
-        checkpoint of a variant (its ``variant`` entry) gives an evaluator of
+        A checkpoint that holds a race network routes races to it; a one-sided
+        one searches each side one roll (:mod:`bgnet.race`) unless
+        ``race_lookahead`` is False.  A checkpoint of a variant (its ``variant`` entry) gives an evaluator of
         that game (:attr:`variant`), without bearoff database.  Raises
         :class:`bgnet.checkpoint.CheckpointError` naming the problem.
         """
@@ -679,10 +721,17 @@ class NetEvaluator(Evaluator):
         if race is not None:
             race[0].to(device).eval()
         if bearoff is True:
-            from bgnet.bearoff import OneSidedBearoff
-
             bearoff = OneSidedBearoff.load_or_build()
-        return cls(model, encoder, device, race=race, bearoff=bearoff or None, variant=variant, **kwargs)
+        return cls(
+            model,
+            encoder,
+            device,
+            race=race,
+            bearoff=bearoff or None,
+            variant=variant,
+            race_lookahead=race_lookahead,
+            **kwargs,
+        )
 
     def networks(self) -> dict[str, tuple[RaceNet, Encoder]]:
         """The phase networks by name: ``main`` and, when present, ``race``."""
@@ -728,3 +777,10 @@ class NetEvaluator(Evaluator):
         if race.any():
             out[race] = self._forward(*self.race, boards[race])
         return out
+
+    def _searched(self, boards: np.ndarray) -> np.ndarray | None:
+        return None if self.race_lookahead is None else is_race(boards)
+
+    def _search(self, boards: np.ndarray) -> np.ndarray:
+        assert self.race_lookahead is not None
+        return self.race_lookahead.probabilities(boards)

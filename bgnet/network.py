@@ -119,7 +119,12 @@ class OneSidedRaceNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         n = x.shape[0]
         d = self.distributions(torch.cat((x[:, : self.side_width], x[:, self.side_width :]), dim=0))
-        ours, theirs = d[:n], d[n:]
+        return self.combine(d[:n], d[n:])
+
+    @staticmethod
+    def combine(ours: torch.Tensor, theirs: torch.Tensor) -> torch.Tensor:
+        """``(n, 5)`` cubeless probabilities of the side on roll from both sides' ``(n, 3, rolls)``
+        distributions (:meth:`distributions`' order; ``ours`` is the side on roll's)."""
 
         def survival(p: torch.Tensor) -> torch.Tensor:  # P(N >= k)
             return torch.flip(torch.cumsum(torch.flip(p, dims=[1]), dim=1), dims=[1])

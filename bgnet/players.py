@@ -247,12 +247,17 @@ class NetPlayer:
         name: str = "bgnet",
         *,
         bearoff: bool = True,
+        race_lookahead: bool = True,
     ) -> NetPlayer:
-        """The network of ``checkpoint`` (default: the shipped one) on ``device``, with bearoff database."""
+        """The network of ``checkpoint`` (default: the shipped one) on ``device``, with bearoff database
+        (and, unless ``race_lookahead`` is False, races searched one roll per side: :mod:`bgnet.race`)."""
         from bgnet.evaluator import NetEvaluator  # here, not at the top: it loads torch (start-up time)
 
         check_ply(ply)
-        return cls(NetEvaluator.from_checkpoint(checkpoint, device=device, bearoff=bearoff), ply, name)
+        ev = NetEvaluator.from_checkpoint(
+            checkpoint, device=device, bearoff=bearoff, race_lookahead=race_lookahead
+        )
+        return cls(ev, ply, name)
 
     @property
     def variant(self) -> Variant | None:
@@ -569,7 +574,7 @@ class HumanPlayer:
 # --------------------------------------------------------------------------
 
 _OPTIONS: dict[str, dict[str, type]] = {
-    "bgnet": {"ply": int, "checkpoint": str, "device": str},
+    "bgnet": {"ply": int, "checkpoint": str, "device": str, "lookahead": int},
     "pubeval": {},
     "random": {"seed": int},
     "gnubg": {"ply": int},
@@ -632,7 +637,7 @@ class _Narrowed:
 
 
 def make_player(spec: str, variant: Variant | str | None = None) -> Player:
-    """Build a player from a spec: ``bgnet[:ply=N,checkpoint=PATH,device=D]``, ``pubeval``,
+    """Build a player from a spec: ``bgnet[:ply=N,checkpoint=PATH,device=D,lookahead=0|1]``, ``pubeval``,
     ``random[:seed=S]``, ``gnubg[:ply=N]``, ``human``, ``greedy``; raises :class:`PlayerError` naming
     the problem.
 
@@ -671,9 +676,7 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
                 f"no network is shipped for {game.name}: give one with bgnet:checkpoint=PATH (or play greedy)"
             )
         checkpoint = None if shipped is None else str(shipped)
-    net = NetPlayer.from_checkpoint(
-        checkpoint, ply=opt.get("ply", 0), device=opt.get("device", "cpu"), name=label
-    )
+    net = _net_player(opt, checkpoint, label)
     plays = getattr(net.evaluator, "variant", None)
     plays_name = "backgammon" if plays is None else plays.name
     if plays is None and as_backgammon:
@@ -685,12 +688,24 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
     return net
 
 
+def _net_player(opt: dict[str, Any], checkpoint: str | None, label: str) -> NetPlayer:
+    """The bgnet player of a parsed spec's options."""
+    lookahead = opt.get("lookahead", 1)
+    if lookahead not in (0, 1):
+        raise PlayerError(f"option lookahead of player bgnet must be 0 or 1, got {lookahead}")
+    return NetPlayer.from_checkpoint(
+        checkpoint,
+        ply=opt.get("ply", 0),
+        device=opt.get("device", "cpu"),
+        name=label,
+        race_lookahead=bool(lookahead),
+    )
+
+
 def _make_backgammon(name: str, opt: dict[str, Any], label: str) -> Player:
     """A backgammon player (26-slot boards) of a parsed spec."""
     if name == "bgnet":
-        return NetPlayer.from_checkpoint(
-            opt.get("checkpoint"), ply=opt.get("ply", 0), device=opt.get("device", "cpu"), name=label
-        )
+        return _net_player(opt, opt.get("checkpoint"), label)
     if name == "pubeval":
         return PubevalPlayer(name=label)
     if name == "gnubg":

@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("formats", {"bgnet.formats", "bgnet.notation", "bgnet.fibs", "bgnet.matfile", "bgnet.variant_format"}),
     ("encoding", {"bgnet.encoding", "bgnet.bearoff"}),
     ("network", {"bgnet.network", "bgnet.probabilities", "bgnet.checkpoint"}),
-    ("evaluator", {"bgnet.evaluator", "bgnet.pubeval", "bgnet.rollout"}),
+    ("evaluator", {"bgnet.evaluator", "bgnet.race", "bgnet.pubeval", "bgnet.rollout"}),
     ("cube", {"bgnet.cube", "bgnet.met"}),
     (
         "players",

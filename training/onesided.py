@@ -83,26 +83,22 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from bgnet.atomic import write_atomic
 from bgnet.bearoff import (
     MAX_CHECKERS,
     _best_results,
-    _result_index,
     _survival,
-    binomials,
     build_tables,
     default_path,
     index_of,
 )
-from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.errors import BgnetError
 from bgnet.movegen import generate
 from bgnet.position import NUM_SLOTS
 from bgnet.pubeval import is_race
+from bgnet.race import one_roll, policy_keys, side_counts, side_inputs
 
-PIPS_PER_ROLL = 49 / 6
 MAX_STEPS = 64  # one-sided rolls before every checker is within P points: at most about 25 in practice
 
 
@@ -165,11 +161,7 @@ class Tables:
         """The policies' keys of the mover's side in ``(n, 26)`` one-sided results of the move generator
         (seen by the empty opponent): the tables' expected rolls to bear off all, and the first, with the
         checkers beyond P counted on P, plus their pips beyond P in rolls (an effective pip count)."""
-        idx = _result_index(results, self.points, binomials(self.points))
-        # our point q > P is the opponent's slot 25 - q, negated
-        beyond = -results[:, 1 : 25 - self.points].astype(np.int64) @ np.arange(24 - self.points, 0, -1)
-        extra = beyond / PIPS_PER_ROLL
-        return self.mean[idx] + extra, self.first_mean[idx] + extra
+        return policy_keys(results, self.mean, self.first_mean, self.points)
 
 
 # --------------------------------------------------------------------------- one side
@@ -300,12 +292,6 @@ def race_labels(boards: np.ndarray, tables: Tables, trials: int, rng: np.random.
 # --------------------------------------------------------------------------- one-sided examples
 
 
-def side_counts(boards: np.ndarray) -> np.ndarray:
-    """``(2N, 24)`` checker counts of both sides of ``(N, 26)`` boards, each in its own numbering."""
-    b = np.asarray(boards, dtype=np.int64)
-    return np.concatenate([np.maximum(b[:, 1:25], 0), np.maximum(-b[:, 24:0:-1], 0)])
-
-
 def after_rolls(sides: np.ndarray, rolls: int, rng: np.random.Generator) -> np.ndarray:
     """``sides`` and every result of ``rolls`` random rolls of each (alone on the board), distinct: the sides
     a race network values when it chooses a play, not only those of the plays chosen."""
@@ -334,15 +320,6 @@ def one_sided_targets(
     return out
 
 
-def side_inputs(sides: np.ndarray) -> np.ndarray:
-    """The one-side half of the race encoder's inputs of ``(n, 24)`` counts (what the network reads)."""
-    from bgnet.encoding import RACE
-
-    boards = np.zeros((len(sides), NUM_SLOTS), np.int8)
-    boards[:, 1:25] = sides
-    return np.ascontiguousarray(RACE.encode(boards)[:, : RACE.width // 2])
-
-
 def known_distributions(net, sides: np.ndarray, tables: Tables, width: int, chunk: int = 65536) -> np.ndarray:
     """``(n, 3, width)`` distributions of ``(n, 24)`` counts: exact for a side within the tables' points
     (and a side with nothing left: 0 rolls), else the network's (:class:`bgnet.network.OneSidedRaceNet`)."""
@@ -368,19 +345,6 @@ def known_distributions(net, sides: np.ndarray, tables: Tables, width: int, chun
     return out
 
 
-@njit(cache=True)
-def _smallest(keys: np.ndarray, offsets: np.ndarray, k: int, keep: np.ndarray) -> None:
-    """Set ``keep`` for the ``k`` smallest ``keys`` of each segment (bounds ``offsets``; ties: first)."""
-    for s in range(len(offsets) - 1):
-        a, b = offsets[s], offsets[s + 1]
-        if b - a <= k:
-            keep[a:b] = True
-            continue
-        order = np.argsort(keys[a:b], kind="mergesort")
-        for j in range(k):
-            keep[a + order[j]] = True
-
-
 def backup_targets(
     net, sides: np.ndarray, tables: Tables, width: int, prune: int = 4, chunk: int = 2048
 ) -> np.ndarray:
@@ -395,35 +359,9 @@ def backup_targets(
     Only the ``prune`` best plays of a roll by each of :func:`side_distributions`' keys (the tables'
     expectation plus an effective pip count) are valued by the network (a move filter).
     """
-    sides = np.asarray(sides, dtype=np.int64)
-    dice = np.array([[d.high, d.low] for d in ALL_ROLLS], dtype=np.int64)
-    ar = np.arange(width)
-    out = np.zeros((len(sides), 3, width), np.float32)
-    for lo in range(0, len(sides), chunk):
-        part = sides[lo : lo + chunk]
-        k = len(part)
-        boards = np.zeros((k * len(dice), NUM_SLOTS), np.int8)
-        boards[:, 1:25] = np.repeat(part, len(dice), axis=0)
-        batch = generate(boards, np.tile(dice, (k, 1)))
-        keep = np.zeros(len(batch.positions), np.bool_)
-        for key in tables.keys(batch.positions):
-            _smallest(key, batch.offsets, prune, keep)
-        res = -batch.positions[keep][:, 24:0:-1].astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(np.add.reduceat(keep, batch.offsets[:-1]))])
-        # distinct results by their rank among all 24-point sides (< C(39, 24), an int64)
-        _, first, inverse = np.unique(index_of(res), return_index=True, return_inverse=True)
-        dist = known_distributions(net, res[first], tables, width)
-        means = dist[:, :2] @ ar  # (u, 2): all-off, first-off
-        acc = np.zeros((k, 3, width))
-        for head, policy in ((0, 0), (1, 1), (2, 1)):
-            chosen = _best_results(means[inverse, policy], np.arange(len(res)), offsets)
-            d = dist[inverse[chosen], head].reshape(k, len(dice), width)
-            acc[:, head, 1:] = np.einsum("r,krn->kn", ROLL_WEIGHTS, d[:, :, :-1])
-        # a side that has borne a checker off needs 0 more rolls for the first, nor one with none back
-        acc[part.sum(axis=1) < MAX_CHECKERS, 1] = np.eye(1, width)
-        acc[part[:, 18:].sum(axis=1) == 0, 2] = np.eye(1, width)
-        out[lo : lo + k] = acc
-    return out
+    return one_roll(
+        sides, lambda s: known_distributions(net, s, tables, width), tables.keys, width, prune, chunk
+    )
 
 
 def table_sides(tables: Tables, count: int, rng: np.random.Generator) -> np.ndarray:

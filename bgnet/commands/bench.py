@@ -20,7 +20,7 @@
 ``bgnet bench label INPUT --out FILE [--ply N] [--candidates K] [--rolls R]``
     labels positions with gnubg-nn into our JSON-lines format.
 
-SPECs: ``bgnet[:ply=N,checkpoint=PATH,device=D]``, ``pubeval``,
+SPECs: ``bgnet[:ply=N,checkpoint=PATH,device=D,lookahead=0|1]``, ``pubeval``,
 ``random[:seed=S]``, ``gnubg[:ply=0|1|2]``, ``greedy`` (:func:`bgnet.players.make_player`).
 """
 
@@ -38,7 +38,8 @@ from bgnet.errors import BgnetError, read_text
 EXIT_ILLEGAL = 1
 
 _SPEC_HELP = (
-    "a player: bgnet[:ply=N,checkpoint=PATH,device=D], pubeval, random[:seed=S], gnubg[:ply=0|1|2], greedy"
+    "a player: bgnet[:ply=N,checkpoint=PATH,device=D,lookahead=0|1], pubeval, random[:seed=S], "
+    "gnubg[:ply=0|1|2], greedy"
 )
 
 
