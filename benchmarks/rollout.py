@@ -135,10 +135,13 @@ def main() -> None:
     ap.add_argument("--truncate", type=int, default=None, help="truncate games after N plies (default: none)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--checkpoint", default=None)
+    ap.add_argument(
+        "--lookahead", type=int, choices=(0, 1), default=1, help="search races one roll a side (default 1)"
+    )
     args = ap.parse_args()
     torch.set_num_threads(1)
     program = gnubg_program()
-    ev = NetEvaluator.from_checkpoint(args.checkpoint)
+    ev = NetEvaluator.from_checkpoint(args.checkpoint, race_lookahead=bool(args.lookahead))
     rollout_boards(
         parse_position("4HPwATDgc/ABMA")[0].board[None, :],
         RolloutSettings(games=36, luck=False),

@@ -166,7 +166,7 @@ INNER_FILTERS: tuple[MoveFilter | None, ...] = (MoveFilter(1, 0.0),)
 NO_FILTER = MoveFilter(keep=2**62, window=math.inf)
 """Keeps every play."""
 
-SEARCH_FILTER = MoveFilter(keep=8, window=0.16, accept=2)
+SEARCH_FILTER = MoveFilter(keep=3, window=0.05, accept=2)
 """Which of a roll's plays a static search (a race's one-sided lookahead, :mod:`bgnet.race`) re-values when
 the plays are ranked or chosen; the rest keep the network's value and rank below them."""
 
@@ -362,20 +362,22 @@ class Evaluator:
         """(N, 5) float32 0-ply probabilities for the side on roll of unfinished, uncovered boards."""
         raise NotImplementedError
 
-    def _searched(self, boards: np.ndarray) -> np.ndarray | None:
-        """Which of these unfinished, uncovered boards a static search re-values (:meth:`_search`); None
-        when the evaluator has no such search (the default)."""
-        return None
+    searches: bool = False
+    """Whether :meth:`_searched` picks boards for a static search (:meth:`_search`)."""
+
+    def _searched(self, boards: np.ndarray) -> np.ndarray:
+        """Which of these unfinished, uncovered boards the static search re-values (when :attr:`searches`)."""
+        raise NotImplementedError
 
     def _search(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float32 searched probabilities of boards :meth:`_searched` picks."""
         raise NotImplementedError
 
-    def _static(self, boards: np.ndarray, search: bool = True) -> np.ndarray:
-        """0-ply probabilities: exact where finished or covered, else :meth:`_evaluate`'s, and with
-        ``search`` the boards :meth:`_searched` picks re-valued by :meth:`_search`."""
+    def _static(self, boards: np.ndarray) -> np.ndarray:
+        """0-ply probabilities: exact where finished or covered, else :meth:`_evaluate`'s, the boards
+        :meth:`_searched` picks re-valued by :meth:`_search`."""
         out, rows = self._unsearched(boards)
-        if search and len(rows):
+        if len(rows):
             out[rows] = self._search(boards[rows])
         return out
 
@@ -399,8 +401,7 @@ class Evaluator:
             out = np.asarray(self._evaluate(boards), dtype=np.float32)
         else:
             out[rows] = self._evaluate(boards[rows])
-        picked = self._searched(boards[rows])
-        return out, (none if picked is None else rows[picked])
+        return out, (rows[self._searched(boards[rows])] if self.searches else none)
 
     # -- positions ----------------------------------------------------------
 
@@ -499,7 +500,7 @@ class Evaluator:
     # -- plays --------------------------------------------------------------
 
     def _rank(
-        self, batch: MoveBatch, ply: int, filters: Filters, full: bool
+        self, batch: MoveBatch, ply: int, filters: Filters, full: bool, search_all: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
         """(probabilities **of each result**, for its side on roll; the depth of each) of every row.
 
@@ -507,8 +508,8 @@ class Evaluator:
         search re-valued it (or it needs none); a roll's best is taken among its
         deepest rows.  At 0-ply the evaluator's search (:meth:`_search`, a
         race's one-sided lookahead) re-values the :data:`SEARCH_FILTER` best
-        of each roll's searchable rows; only they and the rows that need no
-        search go deeper.  See :meth:`rank` (which turns them to the mover's,
+        of each roll's searchable rows (every one with ``search_all``); only
+        they and the rows that need no search go deeper.  See :meth:`rank` (which turns them to the mover's,
         :func:`for_mover`).  With ``full=False`` a roll left with a single
         candidate is not evaluated deeper (enough to choose, not to value).
         """
@@ -523,8 +524,9 @@ class Evaluator:
             # the search re-values the best few of each roll's searchable rows (a move filter)
             kept = np.zeros(len(positions), dtype=bool)
             kept[searchable] = True
-            sf = SEARCH_FILTER
-            _filter(_mover_equity(theirs, again), kept, offsets, sf.accept, sf.keep, sf.window, order)
+            if not search_all:
+                sf = SEARCH_FILTER
+                _filter(_mover_equity(theirs, again), kept, offsets, sf.accept, sf.keep, sf.window, order)
             rows = np.flatnonzero(kept)
             theirs[rows] = self._search(positions[rows])
             depth[searchable] = 0
@@ -584,14 +586,17 @@ class Evaluator:
 
         The rows of each roll are evaluated at 0-ply, filtered with
         ``filters`` (default: the evaluator's, :data:`DEFAULT_FILTERS`), and
-        the survivors evaluated at ``ply``.  **Rows filtered out keep their
+        the survivors evaluated at ``ply``; every row the evaluator's static
+        search applies to (a race) is searched.  **Rows filtered out keep their
         lower-ply value** (the deepest ply they reached); with
         ``with_plies=True`` the ply of each row comes back too, as
         ``(probs, plies)``.
         """
         if ply < 0:
             raise ValueError(f"ply must be >= 0, got {ply}")
-        theirs, depth = self._rank(batch, ply, self.filters if filters is None else tuple(filters), True)
+        # every play valued, searched too: what analysis and hints show, and how a play made is judged
+        filters = self.filters if filters is None else tuple(filters)
+        theirs, depth = self._rank(batch, ply, filters, True, search_all=True)
         probs = for_mover(theirs, _again(batch))
         return (probs, depth // 2) if with_plies else probs
 
@@ -778,8 +783,12 @@ class NetEvaluator(Evaluator):
             out[race] = self._forward(*self.race, boards[race])
         return out
 
-    def _searched(self, boards: np.ndarray) -> np.ndarray | None:
-        return None if self.race_lookahead is None else is_race(boards)
+    @property
+    def searches(self) -> bool:  # type: ignore[override]
+        return self.race_lookahead is not None
+
+    def _searched(self, boards: np.ndarray) -> np.ndarray:
+        return is_race(boards)
 
     def _search(self, boards: np.ndarray) -> np.ndarray:
         assert self.race_lookahead is not None

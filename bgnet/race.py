@@ -138,7 +138,9 @@ def one_roll(
         for key in keys(batch.positions):
             _smallest(key, batch.offsets, prune, keep)
         res = -batch.positions[keep][:, 24:0:-1].astype(np.int64)
-        offsets = np.concatenate([[0], np.cumsum(np.add.reduceat(keep, batch.offsets[:-1]))])
+        offsets = np.concatenate([[0], np.cumsum(keep)])[batch.offsets]
+        if (np.diff(offsets) == 0).any():
+            raise ValueError("one_roll of a side with no checker left (it has no play)")
         # distinct results by their rank among all 24-point sides (< C(39, 24), an int64)
         _, first, inverse = np.unique(index_of(res), return_index=True, return_inverse=True)
         dist = known(res[first])
@@ -185,8 +187,8 @@ class RaceLookahead:
             self._first_mean = np.zeros(N_POSITIONS)
             self._first_mean[FULL_BASE:] = bearoff.mean_first
             self._points = POINTS
-        else:  # keys by pips alone: every checker counted beyond "point 0" of an empty table
-            self._mean = self._first_mean = np.zeros(N_POSITIONS)
+        else:  # keys by pips alone: a 1-point "table" of k checkers (index k) needs k pips
+            self._mean = self._first_mean = np.arange(N_POSITIONS) / PIPS_PER_ROLL
             self._points = 1
 
     def _inside(self, sides: np.ndarray) -> np.ndarray:

@@ -449,7 +449,7 @@ def _one_sided(args: argparse.Namespace) -> int:
         assert loaded is not None and isinstance(loaded[0], OneSidedRaceNet)
         net = loaded[0].eval()
         args.width = net.rolls  # its distributions' length
-    evaluator = NetEvaluator.from_checkpoint(args.networks, bearoff=True)
+    evaluator = NetEvaluator.from_checkpoint(args.networks, bearoff=True, race_lookahead=False)
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
     t0 = time.perf_counter()

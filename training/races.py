@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     def body() -> int:
-        evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
+        evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True, race_lookahead=False)
         rng = np.random.default_rng(args.seed)
         boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng)
         save(args.out, boards, str(args.checkpoint), args.games)
