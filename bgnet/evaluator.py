@@ -104,7 +104,7 @@ from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
 from bgnet.pubeval import is_race
-from bgnet.race import RaceLookahead
+from bgnet.race import RaceLookahead, network_probabilities
 from bgnet.variants import ACEY_NONE, PIN, R_ACEY, VSLOTS, Variant, VariantGenerator, widen
 
 __all__ = [
@@ -780,7 +780,11 @@ class NetEvaluator(Evaluator):
         if (~race).any():
             out[~race] = self._forward(self.model, self.encoder, boards[~race])
         if race.any():
-            out[race] = self._forward(*self.race, boards[race])
+            model, encoder = self.race
+            if isinstance(model, OneSidedRaceNet):
+                out[race] = network_probabilities(model, boards[race], self.device)
+            else:
+                out[race] = self._forward(model, encoder, boards[race])
         return out
 
     @property

@@ -157,6 +157,19 @@ def one_roll(
     return out
 
 
+def network_probabilities(net: OneSidedRaceNet, boards: np.ndarray, device: torch.device) -> np.ndarray:
+    """``(N, 5)`` float32: the one-sided race network's own (unsearched) probabilities of ``(N, 26)`` race
+    boards, as its forward pass gives them, each distinct side valued once (the side not moving is the
+    same in all of a roll's plays)."""
+    n = len(boards)
+    sides = side_counts(boards)
+    _, first, inverse = np.unique(index_of(sides), return_index=True, return_inverse=True)
+    with torch.no_grad():
+        d = net.distributions(torch.from_numpy(side_inputs(sides[first])).to(device))
+        d = d[torch.from_numpy(inverse.reshape(-1)).to(device)]
+        return net.combine(d[:n], d[n:]).float().cpu().numpy()
+
+
 class RaceLookahead:
     """Race boards valued by one roll of one-sided lookahead (:func:`one_roll`) on each side.
 

@@ -18,7 +18,7 @@ from bgnet.players import PlayerError, make_player
 from bgnet.position import STARTING, random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import is_race
-from bgnet.race import RaceLookahead, one_roll
+from bgnet.race import RaceLookahead, network_probabilities, one_roll
 
 
 @pytest.fixture(scope="module")
@@ -163,3 +163,14 @@ def test_without_a_database_the_keys_are_the_pip_count_in_rolls(untrained):
     # the results are seen by the empty opponent: the mover's point j is slot 25 - j, negated
     pips = -batch.positions[:, 1:25].astype(np.int64) @ np.arange(24, 0, -1)
     assert all_off == pytest.approx(pips / (49 / 6)) and first == pytest.approx(pips / (49 / 6))
+
+
+def test_the_networks_own_values_are_its_forward_pass_with_each_side_valued_once(shipped):
+    rng = np.random.default_rng(3)
+    boards = np.stack([random_race(rng) for _ in range(50)])
+    boards = np.concatenate([boards, boards[:10]])  # repeated sides (and boards) are valued once
+    model = shipped[False].race[0]
+    with torch.no_grad():
+        want = model(torch.from_numpy(RACE.encode(boards))).numpy()
+    got = network_probabilities(model, boards, torch.device("cpu"))
+    assert got == pytest.approx(want, abs=1e-6)
