@@ -165,9 +165,14 @@ def network_probabilities(net: OneSidedRaceNet, boards: np.ndarray, device: torc
     sides = side_counts(boards)
     _, first, inverse = np.unique(index_of(sides), return_index=True, return_inverse=True)
     with torch.no_grad():
-        d = net.distributions(torch.from_numpy(side_inputs(sides[first])).to(device))
-        d = d[torch.from_numpy(inverse.reshape(-1)).to(device)]
+        d = _net_distributions(net, sides[first], device)[torch.from_numpy(inverse.reshape(-1)).to(device)]
         return net.combine(d[:n], d[n:]).float().cpu().numpy()
+
+
+def _net_distributions(net: OneSidedRaceNet, sides: np.ndarray, device: torch.device) -> torch.Tensor:
+    """The network's ``(n, 3, rolls)`` distributions of ``(n, 24)`` counts, on ``device`` (no gradients)."""
+    with torch.no_grad():
+        return net.distributions(torch.from_numpy(side_inputs(sides)).to(device))
 
 
 class RaceLookahead:
@@ -233,9 +238,7 @@ class RaceLookahead:
                 out[f, 1, : min(self.width, first.shape[1])] = first[idx[full] - FULL_BASE, : self.width]
         rest = np.flatnonzero(~inside & ~empty)
         if len(rest):
-            with torch.no_grad():
-                x = torch.from_numpy(side_inputs(sides[rest])).to(self.device)
-                out[rest] = self.net.distributions(x).float().cpu().numpy()
+            out[rest] = _net_distributions(self.net, sides[rest], self.device).float().cpu().numpy()
         return out
 
     def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

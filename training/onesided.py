@@ -88,7 +88,6 @@ from bgnet.atomic import write_atomic
 from bgnet.bearoff import (
     MAX_CHECKERS,
     _best_results,
-    _survival,
     build_tables,
     default_path,
     index_of,
@@ -266,26 +265,13 @@ def race_labels(boards: np.ndarray, tables: Tables, trials: int, rng: np.random.
     b = np.asarray(boards, dtype=np.int64).reshape(-1, NUM_SLOTS)
     if not is_race(b.astype(np.int8)).all():
         raise RaceLabelError("race labels of a position with contact or a checker on the bar")
-    ours = np.maximum(b[:, 1:25], 0)
-    theirs = np.maximum(-b[:, 24:0:-1], 0)  # their point j is our slot 25 - j
-    all_off, first, clear = side_distributions(np.concatenate([ours, theirs]), tables, trials, rng)
+    import torch
+
+    from bgnet.network import OneSidedRaceNet
+
+    d = np.stack(side_distributions(side_counts(b), tables, trials, rng), axis=1)  # (2N, 3, width)
     n = len(b)
-    x, y = all_off[:n], all_off[n:]
-    x1, y1 = first[:n], first[n:]
-    xb, yb = clear[:n], clear[n:]
-    out = np.zeros((n, 5))
-    # We roll first: our n-th roll comes before their n-th.
-    out[:, 0] = np.einsum("ij,ij->i", x, _survival(y))
-    out[:, 1] = np.einsum("ij,ij->i", x, _survival(y1))
-    out[:, 2] = np.einsum("ij,ij->i", x, _survival(yb))
-    # They finish on their m-th roll, before our (m + 1)-th: we lose a gammon iff X1 >= m + 1.
-    out[:, 3] = np.einsum("ij,ij->i", y[:, :-1], _survival(x1)[:, 1:])
-    out[:, 4] = np.einsum("ij,ij->i", y[:, :-1], _survival(xb)[:, 1:])
-    # gammons within their wins and losses (two policies' marginals), backgammons within the gammons
-    out[:, 1] = np.minimum(out[:, 1], out[:, 0])
-    out[:, 3] = np.minimum(out[:, 3], 1 - out[:, 0])
-    out[:, 2] = np.minimum(out[:, 2], out[:, 1])
-    out[:, 4] = np.minimum(out[:, 4], out[:, 3])
+    out = OneSidedRaceNet.combine(torch.from_numpy(d[:n]), torch.from_numpy(d[n:])).numpy()
     return np.clip(out, 0.0, 1.0)  # the float32 tables' rounding
 
 
