@@ -19,13 +19,13 @@ import torch
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import Lockstep
 from bgnet.probabilities import equity
-from bgnet_training.train import selfplay_chooser, trained_rows
+from bgnet_training.train import SelfPlayChooser, trained_rows
 
 
 def positions(ev: NetEvaluator, net: str, games: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     engine = Lockstep(min(games, 256), games, rng, record=True)
-    choose = selfplay_chooser(ev, 0.0, rng)
+    choose = SelfPlayChooser(ev, 0.0, rng)
     finished = []
     while engine.running:
         finished += engine.step(choose)

@@ -15,6 +15,11 @@ playing itself, one game at a time, without learning.  Both run in this one
 process, one after the other; the machine is noisy: read the ratio.
 
     make bench-selfplay      # or: .venv/bin/python benchmarks/selfplay.py [--games N] [--gnubg-games M]
+
+``--policy-ratio`` instead compares self-play choosing its plays with a
+bfloat16 copy of the network (``policy_dtype``) against float32, on a
+config's networks from its ``init`` checkpoint, e.g.
+``benchmarks/selfplay.py --config configs/widen-384x3.toml --policy-ratio --games 4096``.
 """
 
 from __future__ import annotations
@@ -33,11 +38,14 @@ from bgnet_training.train import Trainer
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def bgnet_games_per_s(config: Path, games: int, threads: int | None, workers: int = 0) -> tuple[float, str]:
+def bgnet_games_per_s(
+    config: Path, games: int, threads: int | None, workers: int = 0, **changes: object
+) -> tuple[float, str]:
     """Training games/s in steady state: two runs of ``games // 4`` and ``games`` games, the extra games
     over the extra time, so what every run pays once (starting worker processes, loading the compiled
-    kernels) cancels out."""
-    extra: dict[str, object] = {"workers": workers, "snapshot": "", "init": ""}  # never the committed run
+    kernels) cancels out.  ``changes`` override config fields (``init``: start from that checkpoint)."""
+    # never the committed run; a fresh network unless changes say otherwise
+    extra: dict[str, object] = {"workers": workers, "snapshot": "", "init": "", "average": 0, **changes}
     if threads is not None:
         extra["threads"] = threads
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,6 +60,8 @@ def bgnet_games_per_s(config: Path, games: int, threads: int | None, workers: in
             elapsed[n] = time.perf_counter() - t
     threads_used = cfg.threads or "all"
     what = f"{cfg.encoder}, hidden {list(cfg.hidden)}, B={cfg.parallel_games}, {threads_used} thread(s)"
+    if cfg.policy_dtype != "float32":
+        what += f", policy {cfg.policy_dtype}"
     if workers:
         what += f", {cfg.worker_count()} workers"
     return (games - games // 4) / (elapsed[games] - elapsed[games // 4]), f"{what}, {trainer.device}"
@@ -81,7 +91,25 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=10000, help="bgnet training games")
     ap.add_argument("--gnubg-games", type=int, default=300, help="gnubg-nn self-play games")
     ap.add_argument("--threads", type=int, default=None, help="torch threads (default: the config's)")
+    ap.add_argument(
+        "--policy-ratio",
+        action="store_true",
+        help="only compare the config's self-play choosing in bfloat16 against float32 (one process each), "
+        "from the config's own init checkpoint",
+    )
     args = ap.parse_args()
+    if args.policy_ratio:
+        init = load_config(Path(args.config)).init
+        runs = {
+            dtype: bgnet_games_per_s(
+                Path(args.config), args.games, args.threads, init=init, policy_dtype=dtype
+            )
+            for dtype in ("float32", "bfloat16")
+        }
+        for rate, what in runs.values():
+            print(f"bgnet training self-play ({what}): {rate:8.1f} games/s")
+        print(f"ratio bfloat16 vs float32 policy: {runs['bfloat16'][0] / runs['float32'][0]:.2f}")
+        return
     ours, what = bgnet_games_per_s(Path(args.config), args.games, args.threads)
     theirs = gnubg_games_per_s(args.gnubg_games, seed=1)
     par, par_what = bgnet_games_per_s(Path(args.config), args.games, args.threads, workers=-1)

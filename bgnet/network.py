@@ -47,13 +47,29 @@ class ValueNet(nn.Module):
         self.layers = nn.Sequential(*layers)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        c = torch.sigmoid(self.layers(x))
+        # the layers compute in their weights' dtype (float32, or a low-precision copy's); outputs in float32
+        c = torch.sigmoid(self.layers(x.to(next(self.parameters()).dtype)).float())
         win = c[:, 0]
         wg = win * c[:, 1]
         wbg = wg * c[:, 2]
         lg = (1 - win) * c[:, 3]
         lbg = lg * c[:, 4]
         return torch.stack((win, wg, wbg, lg, lbg), dim=1)
+
+    def cast_copy(self, dtype: torch.dtype) -> ValueNet:
+        """A copy of this network whose layers compute in ``dtype`` (e.g. ``torch.bfloat16``, about twice as
+        fast on CPUs with bfloat16 units); it takes float32 inputs and gives float32 outputs.  Refresh it
+        from the original with :meth:`copy_weights_from`."""
+        twin = ValueNet(self.shape["inputs"], self.shape["hidden"], self.shape["activation"])
+        twin.to(device=next(self.parameters()).device, dtype=dtype)
+        twin.copy_weights_from(self)
+        return twin.eval()
+
+    @torch.no_grad()
+    def copy_weights_from(self, other: ValueNet) -> None:
+        """Copy ``other``'s weights into this network of the same shape, cast to this one's dtype."""
+        for mine, theirs in zip(self.parameters(), other.parameters(), strict=True):
+            mine.copy_(theirs)
 
 
 class OneSidedRaceNet(nn.Module):

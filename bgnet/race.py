@@ -11,13 +11,16 @@ run time (the bearoff database exact within its points, the one-sided race
 network beyond), and the training module ``bgnet_training.onesided`` regresses
 networks on the same backup (its ``backup_targets``, with larger tables).
 
-The policies are the bearoff database's: the all-off distribution follows the
-play with the smallest expected rolls to bear off all; the first-off and the
-home-board-clear distributions follow the smallest expected rolls to bear off
-the first checker.  Only the ``prune`` best plays of each roll by each of the
-policies' keys (:func:`policy_keys`: a table's expectation with the checkers
-beyond its points counted on its last, plus their pips beyond it in rolls)
-are valued (a move filter, as the evaluator's).
+Each distribution follows its own policy: the all-off distribution the play
+with the smallest expected rolls to bear off all (the bearoff database's), the
+first-off distribution the smallest expected rolls to bear off the first
+checker (saving the gammon), and the home-board-clear distribution the
+smallest expected rolls to bring the last checker out of the other side's
+home board (saving the backgammon).  Only the ``prune`` best plays of each
+roll by each of the policies' keys (:func:`policy_keys`: a table's
+expectation with the checkers beyond its points counted on its last, plus
+their pips beyond it in rolls; for the clear policy the pips still to go to
+leave points 19..24) are valued (a move filter, as the evaluator's).
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ _DICE = np.array([[d.high, d.low] for d in ALL_ROLLS], dtype=np.int64)
 
 Distributions = Callable[[np.ndarray], np.ndarray]
 """``(n, 24)`` one-side checker counts -> ``(n, 3, width)``: all-off, first-off, home-board-clear."""
-Keys = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""``(n, 26)`` one-sided results of the move generator -> the two policies' keys (smaller is better)."""
+Keys = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``(n, 26)`` one-sided results of the move generator -> the three policies' keys (smaller is better)."""
 
 
 def side_counts(boards: np.ndarray) -> np.ndarray:
@@ -72,11 +75,12 @@ def side_inputs(sides: np.ndarray) -> np.ndarray:
 
 def policy_keys(
     results: np.ndarray, mean: np.ndarray, first_mean: np.ndarray, points: int
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The policies' keys of the mover's side in ``(n, 26)`` one-sided results of the move generator (seen
     by the empty opponent): a table's expected rolls to bear off all (``mean``), and the first
     (``first_mean``, by the same index), with the checkers beyond its ``points`` counted on its last point,
-    plus their pips beyond it in rolls."""
+    plus their pips beyond it in rolls; and the pips its checkers on points 19..24 still need to leave them
+    (ties, and sides with none there, by the all-off key)."""
     return _keys(results, points, binomials(points), mean, first_mean)
 
 
@@ -85,14 +89,19 @@ def _keys(results, points, binom, mean, first_mean):
     idx = _result_index(results, points, binom)
     k0 = np.empty(len(results))
     k1 = np.empty(len(results))
+    k2 = np.empty(len(results))
     for i in range(len(results)):
         pips = 0
+        back = 0
         for q in range(points + 1, 25):  # our point q is the opponent's slot 25 - q, negated
             pips -= results[i, 25 - q] * (q - points)
+            if q > 18:
+                back -= results[i, 25 - q] * (q - 18)
         extra = pips / PIPS_PER_ROLL
         k0[i] = mean[idx[i]] + extra
         k1[i] = first_mean[idx[i]] + extra
-    return k0, k1
+        k2[i] = back + 1e-3 * k0[i]  # whole pips first (k0 < 1000)
+    return k0, k1, k2
 
 
 @njit(cache=True)
@@ -118,8 +127,8 @@ def one_roll(
 ) -> np.ndarray:
     """``(n, 3, width)`` float32: one roll of lookahead on ``(n, 24)`` counts of one side.
 
-    For each of the 21 rolls the side plays the best play by ``known``'s expected rolls (the smallest to
-    bear off all for the all-off distribution, to bear off the first for the other two), whose
+    For each of the 21 rolls the side plays the best play by ``known``'s expected rolls (for each
+    distribution the smallest of its own: to bear off all, the first, to clear points 19..24), whose
     distributions move one roll later; the result is their mix over the rolls.  Only the ``prune`` best
     plays of a roll by each of ``keys`` are valued.  A side that has borne a checker off needs 0 rolls for
     the first, and one with nothing on points 19..24 none to clear them.  Mass shifted past ``width``
@@ -144,10 +153,10 @@ def one_roll(
         # distinct results by their rank among all 24-point sides (< C(39, 24), an int64)
         _, first, inverse = np.unique(index_of(res), return_index=True, return_inverse=True)
         dist = known(res[first])
-        means = dist[:, :2] @ ar  # (u, 2): all-off, first-off
+        means = dist @ ar  # (u, 3): all-off, first-off, clear
         acc = np.zeros((k, 3, width))
-        for head, policy in ((0, 0), (1, 1), (2, 1)):
-            chosen = _best_results(means[inverse, policy], np.arange(len(res)), offsets)
+        for head in range(3):
+            chosen = _best_results(means[inverse, head], np.arange(len(res)), offsets)
             d = dist[inverse[chosen], head].reshape(k, len(_DICE), width)
             acc[:, head, 1:] = np.einsum("r,krn->kn", ROLL_WEIGHTS, d[:, :, :-1])
             acc[:, head, -1] += d[:, :, -1] @ ROLL_WEIGHTS  # (mass past the width stays at its end)
@@ -241,7 +250,7 @@ class RaceLookahead:
             out[rest] = _net_distributions(self.net, sides[rest], self.device).float().cpu().numpy()
         return out
 
-    def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The policies' keys (:func:`policy_keys`) by the database's expectations."""
         return policy_keys(results, self._mean, self._first_mean, self._points)
 

@@ -17,7 +17,7 @@ from bgnet.pubeval import is_race
 from bgnet_training import onesided as rl
 from bgnet_training.config import make_config
 from bgnet_training.races import harvest
-from bgnet_training.train import Trainer, selfplay_chooser
+from bgnet_training.train import SelfPlayChooser, Trainer
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 
@@ -83,6 +83,17 @@ def test_one_sided_sampling_matches_brute_force_for_a_lone_checker(t6):
     assert first[:, 0].tolist() == [1.0, 1.0] and clear[:, 0].tolist() == [1.0, 1.0]
 
 
+def test_sampled_home_board_clear_distributions_follow_the_play_that_saves_the_backgammon(t6):
+    rng = np.random.default_rng(6)
+    counts = np.zeros((2, 24), np.int64)
+    counts[0, 18], counts[0, 7] = 1, 14  # a straggler on the 19 point: either die takes it out
+    counts[1, 20], counts[1, 7] = 2, 13  # two on the 21 point: out in one roll with 3-3 or better
+    all_off, first, clear = rl.side_distributions(counts, t6, 400, rng)
+    assert clear[0, 1] == 1.0
+    assert clear[1, 1] > 0 and clear[1, 1] + clear[1, 2] > 0.9 and clear[1, 0] == 0
+    assert first[0, 0] == first[1, 0] == 0  # neither has a checker off
+
+
 def test_labels_of_covered_races_are_the_bearoff_databases(bearoff_db, t7):
     rng = np.random.default_rng(2)
     boards = []
@@ -131,7 +142,7 @@ def test_every_race_position_of_self_play_is_harvested():
     runs = []
     for every in (True, False):
         rng = np.random.default_rng(4)
-        runs.append(harvest(selfplay_chooser(ev, 0.0, rng), 6, rng, slots=3, every=every))
+        runs.append(harvest(SelfPlayChooser(ev, 0.0, rng), 6, rng, slots=3, every=every))
     every, first = runs
     assert len(every) > len(first) > 0 and every.dtype == np.int8
     assert is_race(every).all() and not OneSidedBearoff.covers(every).any()

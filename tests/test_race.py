@@ -53,6 +53,16 @@ def test_a_side_one_roll_from_the_database_is_exact_whatever_the_network(bearoff
     assert far[1, 0] == 0.0 and far[1].sum() == pytest.approx(1.0, abs=1e-5)  # none is off yet
 
 
+def test_the_home_board_clear_distribution_follows_the_play_that_saves_the_backgammon(bearoff_db, untrained):
+    # a straggler on the 19 point (the other side's 6 point) leaves that board with either die, so the side
+    # clears it in exactly one roll whatever the network says of the results; playing for the first
+    # checker off instead (the policy before) often keeps it there and moves the others home
+    rl = RaceLookahead(untrained, bearoff_db)
+    for rest in ({8: 14}, {7: 10, 9: 4}):
+        got = one_roll(side({19: 1, **rest}), rl.known, rl.keys, rl.width)[0]
+        assert got[2, 1] == pytest.approx(1.0, abs=1e-6)
+
+
 def test_the_database_is_the_lookaheads_fixed_point(bearoff_db, untrained):
     # within the database the keys are its own expectations, so the best plays survive the move filter
     rng = np.random.default_rng(4)
@@ -159,10 +169,15 @@ def test_without_a_database_the_keys_are_the_pip_count_in_rolls(untrained):
     rng = np.random.default_rng(2)
     boards = np.maximum(np.stack([random_race(rng) for _ in range(30)]), 0)  # the mover alone, as searched
     batch = generate(boards, np.array([[6, 3]] * len(boards)))
-    all_off, first = RaceLookahead(untrained, None).keys(batch.positions)
+    all_off, first, clear = RaceLookahead(untrained, None).keys(batch.positions)
     # the results are seen by the empty opponent: the mover's point j is slot 25 - j, negated
-    pips = -batch.positions[:, 1:25].astype(np.int64) @ np.arange(24, 0, -1)
+    counts = -batch.positions[:, 24:0:-1].astype(np.int64)  # the mover's points 1..24
+    pips = counts @ np.arange(1, 25)
     assert all_off == pytest.approx(pips / (49 / 6)) and first == pytest.approx(pips / (49 / 6))
+    # the clear policy's key: the pips still to go to leave points 19..24, then the all-off key
+    back = counts[:, 18:] @ np.arange(1, 7)
+    assert clear == pytest.approx(back + 1e-3 * all_off)
+    assert (back > 0).any() and (back == 0).any()
 
 
 def test_the_networks_own_values_are_its_forward_pass_with_each_side_valued_once(shipped):

@@ -15,7 +15,7 @@ from bgnet.position import random_race
 from bgnet.pubeval import is_race
 from bgnet_training import races
 from bgnet_training.config import ConfigError, make_config
-from bgnet_training.train import Trainer, selfplay_chooser
+from bgnet_training.train import SelfPlayChooser, Trainer
 
 TINY = dict(TINY_RUN, race_hidden=(6,), games=16, checkpoint_every=8)
 
@@ -90,12 +90,12 @@ def test_a_race_network_grows_into_race_db_inputs_with_the_same_values(tmp_path)
 def test_harvest_keeps_each_games_first_race_outside_the_database_seen_by_the_side_on_roll():
     ev = NetEvaluator.from_checkpoint()  # the shipped networks (a random one may never end a game)
     rng = np.random.default_rng(4)
-    boards = races.harvest(selfplay_chooser(ev, 0.0, rng), 12, rng, slots=4)
+    boards = races.harvest(SelfPlayChooser(ev, 0.0, rng), 12, rng, slots=4)
     assert 0 < len(boards) <= 12 and boards.dtype == np.int8 and boards.shape[1] == 26
     assert is_race(boards).all() and not OneSidedBearoff.covers(boards).any()
     assert len({b.tobytes() for b in boards}) == len(boards)  # one a game
     assert np.array_equal(races.check_boards(boards, "x"), boards)
-    again = races.harvest(selfplay_chooser(ev, 0.0, rng), 12, np.random.default_rng(4), slots=4)
+    again = races.harvest(SelfPlayChooser(ev, 0.0, rng), 12, np.random.default_rng(4), slots=4)
     np.testing.assert_array_equal(again, boards)  # the same dice replay the same starts
 
 

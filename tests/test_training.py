@@ -124,6 +124,7 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"train_nets": "race"}, "'train_nets': race needs race_hidden"),
         ({"start": "middle"}, "'start': standard, race or a .npz file of race starts"),
         ({"average": -1}, "'average': must be >= 0"),
+        ({"policy_dtype": "float16"}, "'policy_dtype': float32, bfloat16 or auto"),
         ({"start": "race", "variant": "portes"}, "'start': race starts are for backgammon"),
     ],
 )
@@ -247,3 +248,72 @@ def test_a_run_with_a_weight_average_trains_the_same_and_ships_the_average(tmp_p
     assert later.average.since == 24
     for k, v in later.average.weights["main"].items():
         torch.testing.assert_close(v, later.evaluator.model.state_dict()[k])
+
+
+def test_a_bfloat16_copy_of_a_network_values_close_to_it_consistently_and_follows_its_updates():
+    from bgnet.encoding import EXTENDED
+    from bgnet.network import ValueNet
+
+    torch.manual_seed(1)
+    model = ValueNet(EXTENDED.width, (64, 64))
+    twin = model.cast_copy(torch.bfloat16)
+    assert twin.layers[0].weight.dtype == torch.bfloat16 and model.layers[0].weight.dtype == torch.float32
+    boards = np.stack([STARTING.board] * 2 + [STARTING.flip().board])
+    x = torch.from_numpy(EXTENDED.encode(boards))
+    with torch.no_grad():
+        exact, low = model(x), twin(x)
+        assert low.dtype == torch.float32
+        assert (low - exact).abs().max() < 0.02
+        assert (low[:, 1] <= low[:, 0]).all() and (low[:, 4] <= low[:, 3]).all()
+        for p in model.parameters():  # an update of the original...
+            p.add_(0.05 * torch.randn_like(p))
+        moved = model(x)
+        assert (twin(x) - moved).abs().max() > 0.001  # ...that the copy does not see until refreshed
+        twin.copy_weights_from(model)
+        assert (twin(x) - moved).abs().max() < 0.02
+
+
+def test_a_bfloat16_policy_plays_self_play_and_is_refreshed_after_every_update(tmp_path):
+    from bgnet_training.train import SelfPlayChooser, policy_dtype
+
+    assert policy_dtype("bfloat16", "cpu") == torch.bfloat16
+    assert policy_dtype("float32", "cpu") == torch.float32
+    assert policy_dtype("auto", "cpu") in (torch.bfloat16, torch.float32)
+    trainer = Trainer(tiny(policy_dtype="bfloat16", games=24), tmp_path, progress=False)
+    refreshed = []
+    original = SelfPlayChooser.refresh
+
+    def refresh(self):
+        original(self)
+        low = self.policy.model
+        assert low is not self.evaluator.model and low.layers[0].weight.dtype == torch.bfloat16
+        for mine, theirs in zip(low.parameters(), self.evaluator.model.parameters(), strict=True):
+            assert torch.equal(mine, theirs.to(torch.bfloat16))
+        refreshed.append(trainer.state.updates)
+
+    SelfPlayChooser.refresh = refresh
+    try:
+        st = trainer.run()
+    finally:
+        SelfPlayChooser.refresh = original
+    # after each update that more games follow (the last one ends the run)
+    assert st.games == 24 and st.updates >= 3 and refreshed == list(range(1, st.updates))
+    # a run may switch its policy's precision between sessions (a setting, like the device)
+    assert Trainer(tiny(policy_dtype="float32", games=24), tmp_path, progress=False).state.games == 24
+
+
+def test_a_self_play_worker_refreshes_its_bfloat16_policy_with_the_weights_it_is_sent(tmp_path):
+    from bgnet_training.train import network_weights
+    from bgnet_training.workers import SelfPlayWorker
+
+    worker = SelfPlayWorker(tiny(policy_dtype="bfloat16").to_dict(), 0, [3])
+    learner = Trainer(tiny(policy_dtype="bfloat16"), tmp_path, progress=False)
+    for p in learner.evaluator.model.parameters():
+        torch.nn.init.normal_(p)
+    worker.set_weights(7, network_weights(learner.evaluator))
+    low = worker.choose.policy.model
+    assert low.layers[0].weight.dtype == torch.bfloat16
+    for mine, theirs in zip(low.parameters(), learner.evaluator.model.parameters(), strict=True):
+        assert torch.equal(mine, theirs.to(torch.bfloat16))
+    batch = worker.play(8)
+    assert batch.games >= 8 and batch.version == 7

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 TARGET_PLY = {"td": 0, "ply1": 1, "ply2": 2}
 """The training targets and the search depth of each (``td`` bootstraps from the game instead)."""
 
+POLICY_DTYPES = ("float32", "bfloat16", "auto")
+"""The values of ``policy_dtype``."""
+
 
 class ConfigError(BgnetError):
     """A config file or value that is missing, malformed or out of range."""
@@ -139,6 +142,12 @@ class TrainConfig:
     and the 2, as the network values them for the mover still on roll (``Variant.generate``'s ``narrow``;
     docs/variants.md measures its cost and what it gives up); 0: all of them."""
 
+    policy_dtype: str = "float32"
+    """The precision of the network copy that chooses self-play's plays: float32 (the trained network
+    itself), bfloat16 (a copy refreshed after every update, about twice as fast where the hardware computes
+    in bfloat16), or auto (bfloat16 on such hardware, else float32).  Values, targets and updates stay in
+    float32; the plays chosen differ from float32's in about 3% of decisions (docs/strength.md)."""
+
     checkpoint_every: int = 5_000
     """Games between checkpoints."""
 
@@ -190,6 +199,7 @@ class TrainConfig:
         need(self.replay >= 0, "replay", "must be >= 0")
         need(0.0 <= self.epsilon < 1.0, "epsilon", "must be in [0, 1)")
         need(self.narrow >= 0, "narrow", "must be >= 0")
+        need(self.policy_dtype in POLICY_DTYPES, "policy_dtype", "float32, bfloat16 or auto")
         need(self.checkpoint_every >= 1, "checkpoint_every", "must be >= 1")
         need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
         need(self.eval_every >= 0, "eval_every", "must be >= 0")
@@ -277,7 +287,18 @@ class TrainConfig:
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
 NOT_IDENTITY = frozenset(
-    {"device", "threads", "games", "snapshot", "init", "workers", "max_policy_lag", "narrow", "average"}
+    {
+        "device",
+        "threads",
+        "games",
+        "snapshot",
+        "init",
+        "workers",
+        "max_policy_lag",
+        "narrow",
+        "average",
+        "policy_dtype",
+    }
 )
 """Fields that may change between the sessions of one run."""
 

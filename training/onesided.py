@@ -156,7 +156,7 @@ class Tables:
         c[:, -1] += counts[:, self.points :].sum(axis=1)
         return index_of(c)
 
-    def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The policies' keys of the mover's side in ``(n, 26)`` one-sided results of the move generator
         (seen by the empty opponent): the tables' expected rolls to bear off all, and the first, with the
         checkers beyond P counted on P, plus their pips beyond P in rolls (an effective pip count)."""
@@ -188,7 +188,7 @@ def side_distributions(
     full = counts.sum(axis=1) == MAX_CHECKERS
     inside = counts[:, tables.points :].sum(axis=1) == 0
     first[~full, 0] = 1.0
-    clear[inside | ~full, 0] = 1.0  # P <= 18 leaves nothing on 19..24; nor can a side that bore one off
+    clear[counts[:, 18:].sum(axis=1) == 0, 0] = 1.0  # nothing on 19..24 (always so within P <= 18 points)
     rows = np.flatnonzero(inside)
     idx = tables.index(counts[rows])
     all_off[rows] = _shifted(tables.rolls, idx, np.zeros(len(rows), np.int64), width)
@@ -198,12 +198,14 @@ def side_distributions(
     out = np.flatnonzero(~inside)
     if len(out) == 0:
         return all_off, first, clear
-    # Sampled rows: (side, policy, trial); policy 0 bears off all, 1 the first checker (sides with 15).
+    # Sampled rows: (side, policy, trial); policy 0 bears off all, 1 the first checker (sides with 15), 2
+    # brings the last checker out of points 19..24 (sides with checkers there).
     side = np.repeat(out, trials)
     policy = np.zeros(len(side), np.int64)
     fo = out[full[out]]
-    side = np.concatenate([side, np.repeat(fo, trials)])
-    policy = np.concatenate([policy, np.ones(len(fo) * trials, np.int64)])
+    bo = out[counts[out, 18:].sum(axis=1) > 0]
+    side = np.concatenate([side, np.repeat(fo, trials), np.repeat(bo, trials)])
+    policy = np.concatenate([policy, np.ones(len(fo) * trials, np.int64), np.full(len(bo) * trials, 2)])
     state = counts[side].copy()
     steps = np.zeros(len(side), np.int64)
     cleared = np.where(state[:, 18:].sum(axis=1) == 0, 0, -1)
@@ -216,16 +218,16 @@ def side_distributions(
         batch = generate(boards, dice)
         res = -batch.positions[:, 24:0:-1].astype(np.int64)  # results as our counts on points 1..24
         seg = np.repeat(np.arange(len(live)), np.diff(batch.offsets))
-        all_off_key, first_key = tables.keys(batch.positions)
-        keys = np.where(policy[live][seg] == 0, all_off_key, first_key)
+        keys = np.choose(policy[live][seg], tables.keys(batch.positions))
         # the first of the smallest key per input (results are in the generator's order)
         chosen = _best_results(keys, np.arange(len(res)), batch.offsets)
         state[live] = res[chosen]
         home_clear = state[live, 18:].sum(axis=1) == 0
         newly = home_clear & (cleared[live] < 0)
         cleared[live[newly]] = step
-        done = state[live, tables.points :].sum(axis=1) == 0
-        entry[live[done]] = tables.index(state[live[done]])
+        within = state[live, tables.points :].sum(axis=1) == 0
+        entry[live[within]] = tables.index(state[live[within]])
+        done = within | ((policy[live] == 2) & home_clear)  # a clearing trial ends once it has cleared
         steps[live[done]] = step
         live = live[~done]
         if len(live) == 0:
@@ -248,7 +250,7 @@ def side_distributions(
         got = np.bincount(pos[sel], minlength=len(out))
         has = got > 0
         target[out[has]] = acc[has] / got[has, None]
-    sel = np.flatnonzero(policy == 1)
+    sel = np.flatnonzero(policy == 2)
     acc = np.zeros((len(out), width))
     np.add.at(acc, (pos[sel], cleared[sel]), 1.0)
     got = np.bincount(pos[sel], minlength=len(out))
@@ -424,7 +426,7 @@ def _one_sided(args: argparse.Namespace) -> int:
     from bgnet.network import OneSidedRaceNet
 
     from .races import harvest
-    from .train import selfplay_chooser
+    from .train import SelfPlayChooser
 
     state = checkpoint.read(args.networks)
     if args.refine:
@@ -439,7 +441,7 @@ def _one_sided(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
     t0 = time.perf_counter()
-    boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng, every=True)
+    boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng, every=True)
     sides = after_rolls(np.unique(side_counts(boards), axis=0), args.rolls, rng)
     print(f"{len(sides)} sides from {len(boards)} race positions of {args.games} games", flush=True)
     tables = Tables.load_or_build(args.points)

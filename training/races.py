@@ -112,7 +112,7 @@ def save(path: str | os.PathLike, boards: np.ndarray, source: str, games: int) -
 def main(argv: list[str] | None = None) -> int:
     from bgnet.evaluator import NetEvaluator
 
-    from .train import selfplay_chooser
+    from .train import SelfPlayChooser
 
     ap = argparse.ArgumentParser(prog="python -m bgnet_training.races", description=__doc__.split("\n")[0])
     ap.add_argument("checkpoint", help="the networks that play the games (a checkpoint or shipped file)")
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True, race_lookahead=False)
         rng = np.random.default_rng(args.seed)
-        boards = harvest(selfplay_chooser(evaluator, 0.0, rng), args.games, rng)
+        boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng)
         save(args.out, boards, str(args.checkpoint), args.games)
         print(f"{len(boards)} race starts from {args.games} games -> {args.out}")
         return 0

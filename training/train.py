@@ -36,7 +36,7 @@ from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import Encoder, get_encoder
 from bgnet.evaluator import NetEvaluator
-from bgnet.lockstep import Chooser, FinishedGame, Lockstep, play_match
+from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
 from bgnet.network import RaceNet, ValueNet
 from bgnet.position import STARTING, Position, random_race
@@ -96,20 +96,65 @@ def opponent(cfg: TrainConfig) -> str:
     return "pubeval" if cfg.game() is None else "random"
 
 
-def selfplay_chooser(evaluator: NetEvaluator, epsilon: float, rng: np.random.Generator):
-    """The network's best play for every game; with probability ``epsilon`` a random play instead."""
+def policy_dtype(name: str, device: torch.device | str) -> torch.dtype:
+    """The dtype of the config value ``policy_dtype`` on ``device`` (``auto``: bfloat16 where the hardware
+    computes in it, CUDA or a CPU that oneDNN runs bfloat16 on, else float32)."""
+    if name == "auto":
+        device = torch.device(device)
+        if device.type == "cuda":
+            fast = torch.cuda.is_bf16_supported()
+        else:
+            fast = torch.backends.mkldnn.is_available() and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+        return torch.bfloat16 if fast else torch.float32
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16}[name]
 
-    def choose(batch: MoveBatch, player: np.ndarray) -> np.ndarray:
-        rows = evaluator.choose(batch, player)
-        if epsilon > 0:
+
+class SelfPlayChooser:
+    """Self-play's chooser (a :data:`bgnet.lockstep.Chooser`): the network's best play for every game;
+    with probability ``epsilon`` a random play instead.
+
+    With ``dtype`` other than float32 the plays are chosen by a copy of the
+    main network in that precision (:meth:`bgnet.network.ValueNet.cast_copy`;
+    race networks and the bearoff database are shared), which :meth:`refresh`
+    brings up to date after each update; the trained network stays float32.
+    """
+
+    def __init__(
+        self,
+        evaluator: NetEvaluator,
+        epsilon: float,
+        rng: np.random.Generator,
+        dtype: torch.dtype = torch.float32,
+    ) -> None:
+        self.evaluator = evaluator
+        self.epsilon = epsilon
+        self.rng = rng
+        self.policy = evaluator
+        if dtype != torch.float32:
+            self.policy = NetEvaluator(
+                evaluator.model.cast_copy(dtype),
+                evaluator.encoder,
+                evaluator.device,
+                race=evaluator.race,
+                bearoff=evaluator.bearoff,
+                variant=evaluator.variant,
+            )
+
+    def refresh(self) -> None:
+        """Copy the trained network's weights into the low-precision copy (nothing to do in float32)."""
+        if self.policy is not self.evaluator:
+            self.policy.model.copy_weights_from(self.evaluator.model)
+
+    def __call__(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
+        rows = self.policy.choose(batch, player)
+        if self.epsilon > 0:
+            rng = self.rng
             sizes = np.diff(batch.offsets)
-            explore = (rng.random(len(rows)) < epsilon) & (sizes > 0)
+            explore = (rng.random(len(rows)) < self.epsilon) & (sizes > 0)
             rows[explore] = batch.offsets[:-1][explore] + (rng.random(explore.sum()) * sizes[explore]).astype(
                 np.int64
             )
         return rows
-
-    return choose
 
 
 def selfplay_narrow(evaluator: NetEvaluator, keep: int) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -138,10 +183,10 @@ def start_of(start: str) -> Position | Callable[[np.random.Generator], np.ndarra
 
 def selfplay(
     cfg: TrainConfig, evaluator: NetEvaluator, games: int, rng: np.random.Generator
-) -> tuple[Lockstep, Chooser]:
+) -> tuple[Lockstep, SelfPlayChooser]:
     """The engine and chooser of self-play (the learner's in-process mode and every worker's): ``games``
-    recorded games of the run's game in lockstep (from the config's ``start``), with its exploration and 1-2
-    narrowing."""
+    recorded games of the run's game in lockstep (from the config's ``start``), with its exploration, 1-2
+    narrowing and policy precision (refresh the chooser after each update)."""
     engine = Lockstep(
         cfg.parallel_games,
         games,
@@ -152,7 +197,9 @@ def selfplay(
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
     )
-    return engine, selfplay_chooser(evaluator, cfg.epsilon, rng)
+    return engine, SelfPlayChooser(
+        evaluator, cfg.epsilon, rng, policy_dtype(cfg.policy_dtype, evaluator.device)
+    )
 
 
 def training_targets(
@@ -537,6 +584,7 @@ class Trainer:
                 self.evaluator, pending, cfg.lam, cfg.target, cfg.train_nets
             )
             yield GameBatch(boards, values, targets, len(pending), st.updates, -1)
+            choose.refresh()  # the batch has been trained on
             pending = []
 
     def train_on(self, batch: GameBatch) -> None:

@@ -107,6 +107,7 @@ class SelfPlayWorker:
         from .train import load_weights
 
         load_weights(self.evaluator, weights)
+        self.choose.refresh()
         self.version = version
 
     def play(self, games: int) -> GameBatch:
