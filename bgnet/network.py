@@ -57,9 +57,9 @@ class ValueNet(nn.Module):
         return torch.stack((win, wg, wbg, lg, lbg), dim=1)
 
     def cast_copy(self, dtype: torch.dtype) -> ValueNet:
-        """A copy of this network whose layers compute in ``dtype`` (e.g. ``torch.bfloat16``, about twice as
-        fast on CPUs with bfloat16 units); it takes float32 inputs and gives float32 outputs.  Refresh it
-        from the original with :meth:`copy_weights_from`."""
+        """A copy of this network whose layers compute in ``dtype`` (e.g. ``torch.bfloat16``, faster for
+        wide layers on hardware with bfloat16 units); it takes float32 inputs and gives float32 outputs.
+        Refresh it from the original with :meth:`copy_weights_from`."""
         twin = ValueNet(self.shape["inputs"], self.shape["hidden"], self.shape["activation"])
         twin.to(device=next(self.parameters()).device, dtype=dtype)
         twin.copy_weights_from(self)

@@ -144,9 +144,10 @@ class TrainConfig:
 
     policy_dtype: str = "float32"
     """The precision of the network copy that chooses self-play's plays: float32 (the trained network
-    itself), bfloat16 (a copy refreshed after every update, about twice as fast where the hardware computes
-    in bfloat16), or auto (bfloat16 on such hardware, else float32).  Values, targets and updates stay in
-    float32; the plays chosen differ from float32's in about 3% of decisions (docs/strength.md)."""
+    itself), bfloat16 (a copy refreshed after every update: 1.3-1.5x the self-play games a second of a
+    384-384-384 network on a CPU that computes in bfloat16, 0.84x of a 225-128 one), or auto (bfloat16 on
+    such hardware, else float32).  Values, targets and updates stay in float32; the plays chosen differ
+    from float32's in about 3% of decisions (docs/strength.md)."""
 
     checkpoint_every: int = 5_000
     """Games between checkpoints."""

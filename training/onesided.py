@@ -32,7 +32,8 @@ How
   pips of a roll; an effective pip count).
 * **The third distribution**: rolls until the last checker has left the other
   side's home board (points 19..24), which decides backgammons, sampled with
-  the "first checker" policy.
+  its own policy: the play with the fewest pips still to go to leave those
+  points (saving the backgammon; the all-off key breaks ties).
 * **Both sides** (:func:`race_labels`, and the network's forward pass): with
   ``X`` our rolls to bear off all (we are on roll), ``Y`` theirs, ``X1`` /
   ``Y1`` to bear off the first checker (0 once one is off), ``Xb`` / ``Yb``
@@ -40,8 +41,8 @@ How
   ``P(X <= Yb)``, lose a gammon ``P(Y < X1)``, a backgammon ``P(Y < Xb)``
   (gammons capped by their wins and losses, backgammons by their gammons).
   The approximations are the bearoff database's: a side minimises its expected
-  rolls rather than maximising its chances, and the gammon figures use the
-  "first checker" policy.
+  rolls rather than maximising its chances, the gammon figures use the
+  "first checker" policy and the backgammon figures the clearing one.
 
 The data
 --------
@@ -159,7 +160,8 @@ class Tables:
     def keys(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The policies' keys of the mover's side in ``(n, 26)`` one-sided results of the move generator
         (seen by the empty opponent): the tables' expected rolls to bear off all, and the first, with the
-        checkers beyond P counted on P, plus their pips beyond P in rolls (an effective pip count)."""
+        checkers beyond P counted on P, plus their pips beyond P in rolls (an effective pip count); and
+        the pips still to go to leave points 19..24 (:func:`bgnet.race.policy_keys`)."""
         return policy_keys(results, self.mean, self.first_mean, self.points)
 
 
