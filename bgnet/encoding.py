@@ -83,6 +83,28 @@ only.  A full prime in front gives 0, an open board 36; despite the name it
 counts rolls that move the checker in full, not rolls that pass every
 opposing point.  It is 36 when we have no checker left on the board.
 
+CONTACT (``contact-v1``)
+------------------------
+EXTENDED's 225 units unchanged, then eighteen units for us and the same
+eighteen for the opponent: gnubg's contact inputs (``CalculateHalfInputs`` of
+its eval.c, the inputs of its contact and crashed networks) that EXTENDED
+lacks, each describing a side against the other, scaled as gnubg scales
+them:
+
+{contact_table}
+
+Points are counted as gnubg counts them (a side's point ``p`` is its index
+``p - 1``, the bar 24), and the values follow gnubg's arithmetic, including
+its integer rounding of ``moment2`` and ``backbone``'s spacing measured from
+the side's rearmost point.  Two departures: a side without a point or a
+checker gets 0 for ``back_anchor`` and ``back_checker`` (gnubg: -1/24), so
+that every unit is non-negative.  gnubg's other contact inputs are EXTENDED's
+already or close to them (``escapes`` is its ``BACKESCAPES`` seen from the
+other side, ``exposure`` and ``hit_loss`` its ``P1`` and ``PIPLOSS``); its
+``P2`` is not here.  Because the first 225 columns are EXTENDED's, an
+EXTENDED network grows into a CONTACT one with zero weights on the new
+inputs (:func:`training.grow.widen_into`) and computes the same function.
+
 RACE (``race-v1``)
 -----------------
 The inputs of the race network (phase networks, :mod:`bgnet.evaluator`),
@@ -147,6 +169,7 @@ from bgnet.position import CHECKERS, NUM_SLOTS
 from bgnet.variants import OUR_WAITING, PIN, THEIR_WAITING, VSLOTS
 
 __all__ = [
+    "CONTACT",
     "ENCODERS",
     "EXTENDED",
     "RACE",
@@ -694,6 +717,270 @@ def _encode_extended(boards, out):
 
 
 # ---------------------------------------------------------------------------
+# gnubg's contact inputs (the ``contact`` encoder)
+
+
+def _escape1_table() -> np.ndarray:
+    """gnubg's ``anEscapes1``: as :data:`_ESCAPES`, but a roll counts only if its whole move passes the
+    farthest point of the mask's nearest block (the lowest set bit); 0 for the empty mask."""
+    masks = np.arange(1 << 12)
+    low = np.zeros(1 << 12, dtype=np.int64)
+    for m in range(1, 1 << 12):
+        low[m] = (m & -m).bit_length() - 1
+    table = np.zeros(1 << 12, dtype=np.int64)
+    for a in range(1, 7):
+        for b in range(1, a + 1):
+            land = (masks >> (a + b - 1)) & 1
+            via_a = (masks >> (a - 1)) & 1
+            via_b = (masks >> (b - 1)) & 1
+            ok = (land == 0) & ((via_a == 0) | (via_b == 0)) & (a + b - 1 > low)
+            table += ok * (1 if a == b else 2)
+    table[0] = 0
+    table.setflags(write=False)
+    return table
+
+
+_ESCAPES1 = _escape1_table()
+
+_CONTACT_FEATURES: tuple[tuple[str, int, str], ...] = (
+    ("break_contact", 1, "pips the side's checkers behind the other's rearmost still travel to pass it, "
+     "each checker +1 (gnubg BREAK_CONTACT) / 167"),
+    ("free_pips", 1, "pips of the side's checkers already past the other's rearmost checker / 100"),
+    ("timing", 1, "gnubg TIMING: pips the side can play without breaking its home points / 100"),
+    ("back_checker", 1, "the side's rearmost checker: its point - 1 (the bar 24) / 24"),
+    ("back_anchor", 1, "the side's rearmost point held: its point - 1 / 24 (0 if none)"),
+    ("forward_anchor", 1, "the side's most forward point held in the other's home board, else on 13..18: "
+     "its distance from 25 / 6; 2 if none"),
+    ("contain_back", 1, "1 - fewest escapes / 36 of a checker of the other side on its points 16 to its "
+     "rearmost, through the side's points (gnubg ACONTAIN)"),
+    ("contain_back2", 1, "contain_back squared"),
+    ("contain", 1, "the same over the other side's points 16..24 (gnubg CONTAIN)"),
+    ("contain2", 1, "contain squared"),
+    ("mobility", 1, "sum over the side's checkers outside its home board of (point - 6) x escapes through "
+     "the other's points / 3600"),
+    ("moment2", 1, "mean squared distance beyond their mean point of the side's checkers beyond it / 400"),
+    ("enter", 1, "mean pips lost by the side's checkers on the bar to the other's closed home points, "
+     "/ (36 x 49/6)"),
+    ("enter2", 1, "(36 - (closed points of the other's home board - 6)^2) / 36"),
+    ("backbone", 1, "gnubg BACKBONE: 1 - how well the side's points are spaced behind its rearmost one"),
+    ("backgame", 1, "with 2+ points in the other's home board: (the side's checkers there and on the bar "
+     "- 3) / 4, else 0"),
+    ("backgame1", 1, "with 1 point there: those checkers / 8, else 0"),
+    ("back_rescapes", 1, "gnubg BACKRESCAPES of the other's rearmost checker through the side's points / 36"),
+)  # fmt: skip
+"""The units per side that ``contact`` adds to ``extended`` (``our_``/``their_`` + name)."""
+
+
+def _contact_blocks() -> tuple[FeatureBlock, ...]:
+    blocks = list(_extended_blocks())
+    for side in ("our", "their"):
+        blocks += [FeatureBlock(f"{side}_{name}", width, doc) for name, width, doc in _CONTACT_FEATURES]
+    return tuple(blocks)
+
+
+_CONTACT_COLUMNS = _columns(_contact_blocks())
+_OUR_CONTACT = _CONTACT_COLUMNS["our_break_contact"]
+_THEIR_CONTACT = _CONTACT_COLUMNS["their_break_contact"]
+_CONTACT_SIDE = _THEIR_CONTACT - _OUR_CONTACT
+(_C_BREAK, _C_FREE, _C_TIMING, _C_BACK, _C_BACK_ANCHOR, _C_FORWARD, _C_ACONTAIN, _C_ACONTAIN2, _C_CONTAIN,
+ _C_CONTAIN2, _C_MOBILITY, _C_MOMENT2, _C_ENTER, _C_ENTER2, _C_BACKBONE, _C_BACKG, _C_BACKG1,
+ _C_RESCAPES) = (_CONTACT_COLUMNS[f"our_{n}"] - _OUR_CONTACT for n, _, _ in _CONTACT_FEATURES)  # fmt: skip
+
+
+@njit(cache=True)
+def _gnubg_sides(w, b, o):
+    """The side positive in ``w`` and the other side as gnubg's half-boards (index 0..23 = the side's own
+    points 1..24, 24 = its bar, checker counts)."""
+    for k in range(24):
+        b[k] = max(w[k + 1], 0)
+        o[k] = max(-w[24 - k], 0)
+    b[24] = max(w[25], 0)
+    o[24] = max(-w[0], 0)
+
+
+@njit(cache=True)
+def _held(b):
+    """Bit ``k`` set where the side holds its index ``k`` (two checkers or more), k = 0..23."""
+    held = 0
+    for k in range(24):
+        if b[k] >= 2:
+            held |= 1 << k
+    return held
+
+
+@njit(cache=True)
+def _escapes_of(held, n, table):
+    """Escapes (``table``: :data:`_ESCAPES` or :data:`_ESCAPES1`) of the other side's checker on its index
+    ``n`` (0..24) through the points ``held`` (:func:`_held`) of a side (gnubg's ``Escapes(anBoard, n)``:
+    bit ``j`` of the mask is the side's index ``24 + j - n``, for ``j < min(n, 12)``)."""
+    if n <= 0:
+        return table[0]
+    return table[(held >> (24 - n)) & ((1 << min(n, 12)) - 1)]
+
+
+@njit(cache=True)
+def _contact_half(b, o, escapes, escapes1, out, i, col):
+    """gnubg's contact inputs of the side ``b`` against ``o`` (gnubg's ``CalculateHalfInputs``)."""
+    held, opp_held = _held(b), _held(o)
+    ob = -1  # the other side's rearmost checker, its own index
+    for k in range(24, -1, -1):
+        if o[k] > 0:
+            ob = k
+            break
+    opp_back = 23 - ob  # the same point in the side's numbering (-1: the other side is on the bar)
+    n = 0
+    for k in range(opp_back + 1, 25):
+        n += (k + 1 - opp_back) * b[k]
+    out[i, col + _C_BREAK] = n / 167.0
+    p = 0
+    for k in range(min(opp_back, 24)):
+        p += (k + 1) * b[k]
+    out[i, col + _C_FREE] = p / 100.0
+    # timing: pips playable outside the home board, home points beyond two, less the gaps of the board
+    t = 24 * b[24]
+    spare = b[24]
+    m = max(opp_back, 11)
+    k = 23
+    while k > m:
+        if b[k] > 0 and b[k] != 2:
+            c = b[k] - 2 if b[k] > 2 else 1
+            spare += c
+            t += k * c
+        k -= 1
+    while k >= 6:
+        spare += b[k]
+        t += k * b[k]
+        k -= 1
+    while k >= 0:
+        if b[k] > 2:
+            t += k * (b[k] - 2)
+            spare += b[k] - 2
+        elif b[k] < 2:
+            c = 2 - b[k]
+            if spare >= c:
+                t -= k * c
+                spare -= c
+        k -= 1
+    out[i, col + _C_TIMING] = max(t, 0) / 100.0
+    back = -1
+    for k in range(24, -1, -1):
+        if b[k] > 0:
+            back = k
+            break
+    out[i, col + _C_BACK] = max(back, 0) / 24.0
+    anchor = -1
+    for k in range(23 if back == 24 else back, -1, -1):
+        if b[k] >= 2:
+            anchor = k
+            break
+    out[i, col + _C_BACK_ANCHOR] = max(anchor, 0) / 24.0
+    fwd = 0
+    for k in range(18, anchor + 1):
+        if b[k] >= 2:
+            fwd = 24 - k
+            break
+    if fwd == 0:
+        for k in range(17, 11, -1):
+            if b[k] >= 2:
+                fwd = 24 - k
+                break
+    out[i, col + _C_FORWARD] = 2.0 if fwd == 0 else fwd / 6.0
+    out[i, col + _C_RESCAPES] = (_escapes_of(held, ob, escapes1) if ob >= 0 else 0) / 36.0
+    least = 36
+    for k in range(15, ob + 1):
+        least = min(least, _escapes_of(held, k, escapes))
+    a = (36 - least) / 36.0
+    out[i, col + _C_ACONTAIN] = a
+    out[i, col + _C_ACONTAIN2] = a * a
+    least = 36
+    for k in range(15, 24):
+        least = min(least, _escapes_of(held, k, escapes))
+    a = (36 - least) / 36.0
+    out[i, col + _C_CONTAIN] = a
+    out[i, col + _C_CONTAIN2] = a * a
+    mob = 0
+    for k in range(6, 25):
+        if b[k] > 0:
+            mob += (k - 5) * b[k] * _escapes_of(opp_held, k, escapes)
+    out[i, col + _C_MOBILITY] = mob / 3600.0
+    count = 0
+    total = 0
+    for k in range(25):
+        count += b[k]
+        total += k * b[k]
+    mean = (total + count - 1) // count if count > 0 else 0
+    count = 0
+    moment = 0
+    for k in range(mean + 1, 25):
+        count += b[k]
+        moment += b[k] * (k - mean) * (k - mean)
+    if count > 0:
+        moment = (moment + count - 1) // count
+    out[i, col + _C_MOMENT2] = moment / 400.0
+    loss = 0
+    if b[24] > 0:
+        two = b[24] > 1
+        for k in range(6):
+            if o[k] > 1:
+                loss += 4 * (k + 1)  # any double with this number loses
+                for j in range(k + 1, 6):
+                    if o[j] > 1:
+                        loss += 2 * (k + j + 2)
+                    elif two:
+                        loss += 2 * (k + 1)
+            elif two:
+                for j in range(k + 1, 6):
+                    if o[j] > 1:
+                        loss += 2 * (j + 1)
+    out[i, col + _C_ENTER] = loss / (36.0 * 49.0 / 6.0)
+    closed = 0
+    for k in range(6):
+        if o[k] > 1:
+            closed += 1
+    out[i, col + _C_ENTER2] = (36 - (closed - 6) * (closed - 6)) / 36.0
+    first = -1
+    spaced = 0
+    weight = 0
+    for k in range(23, 0, -1):
+        if b[k] >= 2:
+            if first == -1:
+                first = k
+                continue
+            d = first - k
+            c = 11 if d <= 6 else (13 - d if d <= 11 else 0)
+            spaced += c * b[first]
+            weight += b[first]
+    out[i, col + _C_BACKBONE] = 1.0 - spaced / (weight * 11.0) if weight > 0 else 0.0
+    held = 0
+    for k in range(18, 24):
+        if b[k] > 1:
+            held += 1
+    there = 0
+    for k in range(18, 25):
+        there += b[k]
+    out[i, col + _C_BACKG] = (there - 3) / 4.0 if held > 1 else 0.0
+    out[i, col + _C_BACKG1] = there / 8.0 if held == 1 else 0.0
+
+
+@njit(cache=True)
+def _encode_contact_kernel(boards, out, escapes, escapes1):
+    w = np.empty(NUM_SLOTS, dtype=np.int64)
+    b = np.empty(25, dtype=np.int64)
+    o = np.empty(25, dtype=np.int64)
+    for i in range(boards.shape[0]):
+        for j in range(NUM_SLOTS):
+            w[j] = boards[i, j]
+        _gnubg_sides(w, b, o)
+        _contact_half(b, o, escapes, escapes1, out, i, _OUR_CONTACT)
+        _contact_half(o, b, escapes, escapes1, out, i, _THEIR_CONTACT)
+
+
+def _encode_contact(boards: np.ndarray, out: np.ndarray) -> None:
+    _encode_extended(boards, out)
+    _encode_contact_kernel(boards, out, _ESCAPES, _ESCAPES1)
+
+
+# ---------------------------------------------------------------------------
 # Race inputs
 
 _RACE_POINTS = 4 * 24
@@ -968,6 +1255,9 @@ TESAURO_198 = Encoder("tesauro198", "tesauro198-v1", _tesauro_blocks(), _encode_
 EXTENDED = Encoder("extended", "extended-v1", _extended_blocks(), _encode_extended)
 """TESAURO_198 followed by a race flag and 13 hand-crafted units per side."""
 
+CONTACT = Encoder("contact", "contact-v1", _contact_blocks(), _encode_contact, extends="extended")
+"""EXTENDED followed by 18 of gnubg's contact inputs per side (see the module docstring)."""
+
 RACE = Encoder("race", "race-v1", _race_blocks(), _encode_race)
 """The race network's inputs: gnubg-style race units per side (see the module docstring)."""
 
@@ -975,7 +1265,11 @@ RACE_DB = Encoder("race-db", "race-db-v1", _race_db_blocks(), _encode_race_db, e
 """RACE followed by three units per side from the one-sided bearoff database (see the module docstring)."""
 
 # The kernels write fixed columns; the declared blocks must match them.
-if TESAURO_198.width != _TURN + 2 or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH:
+if (
+    TESAURO_198.width != _TURN + 2
+    or EXTENDED.width != _THEIR_EXT + _SIDE_WIDTH
+    or CONTACT.width != _THEIR_CONTACT + _CONTACT_SIDE
+):
     raise AssertionError("encoder blocks do not match the columns the kernels write")
 if RACE.width != 2 * _RACE_SIDE or RACE_DB.width != RACE.width + 2 * _DB_SIDE:
     raise AssertionError("race encoder blocks do not match the columns its kernel writes")
@@ -991,32 +1285,26 @@ VARIANT_ROTATE = Encoder(
 if VARIANT.width != 2 * _V_SIDE:
     raise AssertionError("variant encoder blocks do not match the columns its kernel writes")
 
-ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, RACE, RACE_DB)}
+ENCODERS: dict[str, Encoder] = {e.name: e for e in (TESAURO_198, EXTENDED, CONTACT, RACE, RACE_DB)}
 """The encoders of backgammon boards (26 slots) by name."""
 
 VARIANT_ENCODERS: dict[str, Encoder] = {e.name: e for e in (VARIANT, VARIANT_ROTATE)}
 """The encoders of variant boards (52 slots) by name."""
 
+
+def _units_table(features: tuple[tuple[str, int, str], ...]) -> str:
+    """A docstring table of the units of a side, from their one declaration."""
+    rows = (f"    {'our_/their_' + name:<28} {width:>2}  {doc}" for name, width, doc in features)
+    return "\n".join(["::", "", *rows])
+
+
 if __doc__:  # the docstring's tables of units, from the same declarations as the kernels
-    __doc__ = __doc__.replace(
-        "{variant_table}",
-        "\n".join(
-            [
-                "::",
-                "",
-                *(f"    {'our_/their_' + name:<22} {width:>2}  {doc}" for name, width, doc in _VARIANT_SIDE),
-            ]
-        ),
-    ).replace(
-        "{extended_table}",
-        "\n".join(
-            [
-                "::",
-                "",
-                *(f"    {'our_/their_' + name:<22} {width}  {doc}" for name, width, doc in _SIDE_FEATURES),
-            ]
-        ),
-    )
+    for _key, _features in (
+        ("{variant_table}", _VARIANT_SIDE),
+        ("{contact_table}", _CONTACT_FEATURES),
+        ("{extended_table}", _SIDE_FEATURES),
+    ):
+        __doc__ = __doc__.replace(_key, _units_table(_features))
 
 
 def get_encoder(name: str) -> Encoder:

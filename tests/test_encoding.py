@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgnet.encoding import (
+    CONTACT,
     ENCODERS,
     EXTENDED,
     RACE,
@@ -436,3 +437,98 @@ def _timed(encoder: Encoder, boards: np.ndarray, out: np.ndarray) -> float:
 
 if __name__ == "__main__":
     _bench()
+
+
+# --- CONTACT: gnubg's contact inputs -------------------------------------------------------------
+
+
+def con(position: Position, name: str) -> float:
+    """One single-unit CONTACT block of a position."""
+    (v,) = enc1(CONTACT, position)[name]
+    return float(v)
+
+
+def test_contact_is_extended_followed_by_18_units_a_side():
+    assert CONTACT.extends == "extended" and get_encoder("contact") is CONTACT
+    assert CONTACT.blocks[: len(EXTENDED.blocks)] == EXTENDED.blocks
+    assert CONTACT.width == EXTENDED.width + 2 * 18
+    boards = data_boards()
+    np.testing.assert_array_equal(CONTACT.encode(boards)[:, : EXTENDED.width], EXTENDED.encode(boards))
+
+
+def test_contact_units_of_the_starting_position_by_hand():
+    s = enc1(CONTACT, STARTING)
+    # Break contact: each checker's pips to pass their rearmost (on our 1 point) plus one:
+    # 2 x 24 + 5 x 13 + 3 x 8 + 5 x 6 = 167 (gnubg's "152 + 15").
+    assert s["our_break_contact"][0] == pytest.approx(1.0)
+    assert s["our_free_pips"][0] == 0  # nothing of ours past their back checkers
+    # Timing: the 13 point's 3 spares (3 x 12 = 36), the 8 point's 3 (3 x 7 = 21), the 6 point's 3
+    # spares (3 x 5 = 15) = 72 pips; then the gaps of the home board filled from the spares left
+    # (9, one of them short for the 1 point): 5 + 4 + 3 + 2 (0-based points 4..1) pips less = 52.
+    assert s["our_timing"][0] == pytest.approx(0.52)
+    assert s["our_back_checker"][0] == pytest.approx(23 / 24)
+    assert s["our_back_anchor"][0] == pytest.approx(23 / 24)
+    assert s["our_forward_anchor"][0] == pytest.approx(1 / 6)  # the 24 point: 1 from the end
+    assert s["our_enter"][0] == 0  # nothing on the bar
+    assert s["our_enter2"][0] == pytest.approx((36 - 25) / 36)  # one point closed in their board
+    assert s["our_backgame1"][0] == pytest.approx(2 / 8) and s["our_backgame"][0] == 0
+    for name in ("break_contact", "timing", "contain", "mobility", "backbone"):  # the start is symmetric
+        assert s[f"our_{name}"][0] == s[f"their_{name}"][0]
+
+
+def test_contact_free_pips_break_contact_moment_and_mobility_by_hand():
+    # Two on our 13 point, 13 on our 1 point; their rearmost on their 20 point (our 5).
+    p = pos({13: 2, 1: 13}, {20: 1, 6: 14})
+    assert con(p, "our_break_contact") == pytest.approx(2 * (13 - 5 + 1) / 167)
+    assert con(p, "our_free_pips") == pytest.approx(13 / 100)
+    # Moment: mean point ceil((2 x 12 + 0) / 15) = 2 (0-based); beyond it the two at 12:
+    # ceil(2 x 10^2 / 2) = 100.
+    assert con(p, "our_moment2") == pytest.approx(100 / 400)
+    # Mobility: the checkers outside our board, (12 - 5) x 2 checkers x 36 escapes (nothing in front).
+    assert con(p, "our_mobility") == pytest.approx(7 * 2 * 36 / 3600)
+    assert con(pos({6: 15}, {6: 15}), "our_moment2") == 0
+
+
+def test_contact_containment_behind_a_full_prime():
+    # Our 4..9 points: a 6-prime, with their two checkers on our 3 (their 22) right behind it.
+    p = pos({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 9: 2, 24: 3}, {22: 2, 6: 13})
+    assert con(p, "our_contain") == 1.0 and con(p, "our_contain_back") == 1.0
+    assert con(p, "our_contain2") == 1.0 and con(p, "our_contain_back2") == 1.0
+    assert con(p, "their_contain") < 1.0
+    # Their rearmost checker in front of the prime's reach (their 10 point): nothing to contain behind it,
+    # though the prime still contains a checker that would stand on their 16..24 points.
+    q = pos({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 9: 2, 24: 3}, {10: 2, 6: 13})
+    assert con(q, "our_contain_back") == 0 and con(q, "our_contain") == 1.0
+
+
+def _entering_loss(closed: set[int], on_bar: int) -> int:
+    """Pips of the 36 rolls lost by ``on_bar`` checkers that cannot enter against ``closed`` points."""
+    loss = 0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                loss += 4 * a if a in closed else 0
+            elif on_bar == 1:
+                loss += a + b if a in closed and b in closed else 0
+            else:  # each die that cannot bring a checker in is lost
+                loss += (a if a in closed else 0) + (b if b in closed else 0)
+    return loss
+
+
+@pytest.mark.parametrize("on_bar", [1, 2, 3])
+@pytest.mark.parametrize("closed", [{1}, {2, 5}, {1, 2, 3, 6}, {1, 2, 3, 4, 5}, set()])
+def test_contact_enter_is_the_pips_lost_on_the_bar_over_the_36_rolls(on_bar, closed):
+    theirs = {p: 2 for p in closed}
+    theirs[13] = 15 - 2 * len(closed)
+    p = pos({25: on_bar, 6: 15 - on_bar}, theirs)
+    assert con(p, "our_enter") == pytest.approx(_entering_loss(closed, on_bar) / (36 * 49 / 6))
+    assert con(p, "our_enter2") == pytest.approx((36 - (len(closed) - 6) ** 2) / 36)
+    assert con(pos({6: 15}, theirs), "our_enter") == 0
+
+
+def test_contact_back_game_units():
+    # Two points in their board (our 20 and 22) and one on the bar: 5 checkers there.
+    p = pos({20: 2, 22: 2, 25: 1, 6: 10}, {6: 15})
+    assert con(p, "our_backgame") == pytest.approx((5 - 3) / 4) and con(p, "our_backgame1") == 0
+    q = pos({20: 3, 6: 12}, {6: 15})
+    assert con(q, "our_backgame") == 0 and con(q, "our_backgame1") == pytest.approx(3 / 8)

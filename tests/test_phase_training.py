@@ -10,7 +10,7 @@ import torch
 from boards import TINY_RUN, pos
 
 from bgnet import checkpoint
-from bgnet.encoding import EXTENDED, RACE
+from bgnet.encoding import CONTACT, EXTENDED, RACE
 from bgnet.evaluator import FunctionEvaluator, NetEvaluator
 from bgnet.lockstep import FinishedGame
 from bgnet.network import ValueNet
@@ -218,6 +218,19 @@ def test_a_new_run_starts_from_init_widened(tmp_path):
         deep.evaluator.probabilities(boards), first.evaluator.probabilities(boards), atol=1e-6
     )
     assert deep.run().games == TINY["games"]
+    # gnubg's contact inputs appended (encoder contact extends extended): zero weights, the same values
+    ext = Trainer(make_config(dict(TINY, name="ext", games=8, encoder="extended")), tmp_path, progress=False)
+    ext.run()
+    grown_inputs = make_config(
+        dict(TINY, name="contact", encoder="contact", init=str(ext.latest_checkpoint()))
+    )
+    wider = Trainer(grown_inputs, tmp_path, progress=False)
+    assert wider.evaluator.model.shape["inputs"] == CONTACT.width
+    many = np.stack([STARTING.board, RACE_BOARD.board, pos({25: 1, 6: 14}, {1: 2, 2: 2, 20: 11}).board])
+    np.testing.assert_allclose(
+        wider.evaluator.probabilities(many), ext.evaluator.probabilities(many), atol=1e-6
+    )
+    assert wider.run().games == TINY["games"]
 
 
 def test_a_run_resumes_from_its_committed_snapshot_on_a_fresh_machine(tmp_path):
