@@ -96,7 +96,7 @@ them:
 Points are counted as gnubg counts them (a side's point ``p`` is its index
 ``p - 1``, the bar 24), and the values follow gnubg's arithmetic, including
 its integer rounding of ``moment2`` and ``backbone``'s spacing measured from
-the side's rearmost point.  Two departures: a side without a point or a
+the side's rearmost point.  One departure: a side without a point or a
 checker gets 0 for ``back_anchor`` and ``back_checker`` (gnubg: -1/24), so
 that every unit is non-negative.  gnubg's other contact inputs are EXTENDED's
 already or close to them (``escapes`` is its ``BACKESCAPES`` seen from the
@@ -743,14 +743,14 @@ def _escape1_table() -> np.ndarray:
 _ESCAPES1 = _escape1_table()
 
 _CONTACT_FEATURES: tuple[tuple[str, int, str], ...] = (
-    ("break_contact", 1, "pips the side's checkers behind the other's rearmost still travel to pass it, "
-     "each checker +1 (gnubg BREAK_CONTACT) / 167"),
+    ("break_contact", 1, "pips the side's checkers behind the other's rearmost checker need to pass it "
+     "(gnubg BREAK_CONTACT) / 167"),
     ("free_pips", 1, "pips of the side's checkers already past the other's rearmost checker / 100"),
     ("timing", 1, "gnubg TIMING: pips the side can play without breaking its home points / 100"),
     ("back_checker", 1, "the side's rearmost checker: its point - 1 (the bar 24) / 24"),
     ("back_anchor", 1, "the side's rearmost point held: its point - 1 / 24 (0 if none)"),
-    ("forward_anchor", 1, "the side's most forward point held in the other's home board, else on 13..18: "
-     "its distance from 25 / 6; 2 if none"),
+    ("forward_anchor", 1, "the side's most forward point held in the other's home board, else its point held "
+     "on 13..18 nearest that board: 25 - the point, / 6; 2 if none"),
     ("contain_back", 1, "1 - fewest escapes / 36 of a checker of the other side on its points 16 to its "
      "rearmost, through the side's points (gnubg ACONTAIN)"),
     ("contain_back2", 1, "contain_back squared"),
@@ -758,9 +758,10 @@ _CONTACT_FEATURES: tuple[tuple[str, int, str], ...] = (
     ("contain2", 1, "contain squared"),
     ("mobility", 1, "sum over the side's checkers outside its home board of (point - 6) x escapes through "
      "the other's points / 3600"),
-    ("moment2", 1, "mean squared distance beyond their mean point of the side's checkers beyond it / 400"),
-    ("enter", 1, "mean pips lost by the side's checkers on the bar to the other's closed home points, "
-     "/ (36 x 49/6)"),
+    ("moment2", 1, "mean squared distance of the side's checkers beyond its own mean point (rounded up) "
+     "/ 400"),
+    ("enter", 1, "pips lost over the 36 rolls by the side's checkers on the bar to the other's closed "
+     "home points / (36 x 49/6)"),
     ("enter2", 1, "(36 - (closed points of the other's home board - 6)^2) / 36"),
     ("backbone", 1, "gnubg BACKBONE: 1 - how well the side's points are spaced behind its rearmost one"),
     ("backgame", 1, "with 2+ points in the other's home board: (the side's checkers there and on the bar "
