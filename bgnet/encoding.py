@@ -347,14 +347,20 @@ def _encode_tesauro(boards, out):
 # Hand-crafted features
 
 
-def _escape_table() -> np.ndarray:
+def _escape_table(past_nearest: bool = False) -> np.ndarray:
     """gnubg's ``anEscapes``: rolls of 36 that move a checker in full, per 12-bit mask.
 
     Bit ``j`` of the mask: the point ``j + 1`` pips in front is held by the
     opponent.  Roll ``a-b`` escapes when the point ``a + b`` in front is open
     and so is the point ``a`` or ``b`` in front (a double: two steps).
+    ``past_nearest``: gnubg's ``anEscapes1``, where a roll counts only if the
+    whole move also goes past the nearest point held (the lowest set bit), and
+    the empty mask gives 0.
     """
     masks = np.arange(1 << 12)
+    nearest = np.zeros(1 << 12, dtype=np.int64)
+    for m in range(1, 1 << 12):
+        nearest[m] = (m & -m).bit_length() - 1
     table = np.zeros(1 << 12, dtype=np.int64)
     for a in range(1, 7):
         for b in range(1, a + 1):
@@ -362,7 +368,11 @@ def _escape_table() -> np.ndarray:
             via_a = (masks >> (a - 1)) & 1
             via_b = (masks >> (b - 1)) & 1
             ok = (land == 0) & ((via_a == 0) | (via_b == 0))
+            if past_nearest:
+                ok &= a + b - 1 > nearest
             table += ok * (1 if a == b else 2)
+    if past_nearest:
+        table[0] = 0
     table.setflags(write=False)
     return table
 
@@ -720,27 +730,7 @@ def _encode_extended(boards, out):
 # gnubg's contact inputs (the ``contact`` encoder)
 
 
-def _escape1_table() -> np.ndarray:
-    """gnubg's ``anEscapes1``: as :data:`_ESCAPES`, but a roll counts only if its whole move passes the
-    farthest point of the mask's nearest block (the lowest set bit); 0 for the empty mask."""
-    masks = np.arange(1 << 12)
-    low = np.zeros(1 << 12, dtype=np.int64)
-    for m in range(1, 1 << 12):
-        low[m] = (m & -m).bit_length() - 1
-    table = np.zeros(1 << 12, dtype=np.int64)
-    for a in range(1, 7):
-        for b in range(1, a + 1):
-            land = (masks >> (a + b - 1)) & 1
-            via_a = (masks >> (a - 1)) & 1
-            via_b = (masks >> (b - 1)) & 1
-            ok = (land == 0) & ((via_a == 0) | (via_b == 0)) & (a + b - 1 > low)
-            table += ok * (1 if a == b else 2)
-    table[0] = 0
-    table.setflags(write=False)
-    return table
-
-
-_ESCAPES1 = _escape1_table()
+_ESCAPES1 = _escape_table(past_nearest=True)
 
 _CONTACT_FEATURES: tuple[tuple[str, int, str], ...] = (
     ("break_contact", 1, "pips the side's checkers behind the other's rearmost checker need to pass it "

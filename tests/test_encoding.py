@@ -532,3 +532,12 @@ def test_contact_back_game_units():
     assert con(p, "our_backgame") == pytest.approx((5 - 3) / 4) and con(p, "our_backgame1") == 0
     q = pos({20: 3, 6: 12}, {6: 15})
     assert con(q, "our_backgame") == 0 and con(q, "our_backgame1") == pytest.approx(3 / 8)
+
+
+def test_contact_back_rescapes_count_only_rolls_that_pass_the_nearest_block():
+    # Their lone back checker on their 23 point (our 2), our only point 6 pips in front of it (our 8).
+    p = pos({8: 15}, {23: 1, 6: 14})
+    # Escapes: all but the rolls that land on it (5-1, 4-2, 3-3) and 6-6 (both steps via it): 30.
+    assert ext(p, "their_escapes") == pytest.approx(30 / 36)
+    # Past it as well: totals of 7 or more (6 + 5 + 4 + 3 + 2 + 1 = 21 rolls) but 6-6: 20.
+    assert con(p, "our_back_rescapes") == pytest.approx(20 / 36)
