@@ -67,11 +67,11 @@ def decisions(label: str, files: list[Path], cand: str, old: str) -> dict:
         "--against",
         f"bgnet:checkpoint={old}",
     )
-    classes = " / ".join(f"{c} {v['error_memg']:.3g}" for c, v in d["classes"].items())
+    classes = " / ".join(f"{c} {v['error_memg']:#.3g}" for c, v in d["classes"].items())
     vs = d["against"]
     print(
-        f"{label}: {d['error_memg']:.3g} ± {d['error_se_memg']:.2g} mEMG ({classes}); "
-        f"paired {vs['difference_memg']:+.3g} ± {vs['ci95_memg']:.2g} against {old}"
+        f"{label}: {d['error_memg']:#.3g} ± {d['error_se_memg']:#.2g} mEMG ({classes}); "
+        f"paired {vs['difference_memg']:+#.3g} ± {vs['ci95_memg']:#.2g} against {old}"
     )
     return d
 
