@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bgnet.cube import cube_decision, cubeful_equity, race_pips
-from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, Dice
+from bgnet.dice import ROLL_INDEX, ROLL_WEIGHTS, Dice
 from bgnet.evaluator import Evaluator
 from bgnet.formats import Xgid
 from bgnet.game import Match
@@ -57,8 +57,6 @@ THRESHOLDS = {"doubtful": 0.04, "error": 0.08, "blunder": 0.16}
 
 CLOSE_CUBE = 0.16
 """Not doubling counts as a decision when doubling was within this of not doubling (or right)."""
-
-_ROLL_INDEX = {(d.high, d.low): k for k, d in enumerate(ALL_ROLLS)}
 
 
 @dataclass
@@ -307,6 +305,6 @@ def _cube_decision(ev, out: MatchAnalysis, number: int, player: int, board, cube
 def _luck(ev: Evaluator, out: MatchAnalysis, player: int, board: np.ndarray, dice: Dice) -> None:
     probs, _results, _moved = best_of_rolls(ev, board[None, :])
     values = equity(probs[0])
-    luck = float(values[_ROLL_INDEX[(dice.high, dice.low)]] - values @ ROLL_WEIGHTS)
+    luck = float(values[ROLL_INDEX[dice.high, dice.low]] - values @ ROLL_WEIGHTS)
     out.players[player].luck += luck
     out.players[player].rolls += 1

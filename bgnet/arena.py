@@ -70,12 +70,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bgnet.dice import Dice, duplicate_dice
+from bgnet.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_INDEX, ROLL_WEIGHTS, Dice, duplicate_dice
 from bgnet.engine import MAX_PLIES, Engine
 from bgnet.errors import BgnetError
 from bgnet.formats import position_id
 from bgnet.game import Game, Match
-from bgnet.lockstep import Chooser, Lockstep, duel
+from bgnet.lockstep import Chooser, FinishedGame, GameDice, Lockstep, duel
 from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
 from bgnet.players import CubePlayer, Player, make_player, supports_cube
@@ -198,6 +198,8 @@ class MatchResult:
     illegal: list[IllegalPlay] = field(default_factory=list)
     variant: str | None = None
     """The variant's label; None: backgammon as before variants (the JSON then has no variant fields)."""
+    luck: np.ndarray | None = None
+    """A's luck in each game by a reference network (:func:`game_luck`); None: not measured."""
 
     @property
     def games(self) -> int:
@@ -214,6 +216,13 @@ class MatchResult:
     @property
     def ci95_unpaired(self) -> float:
         return unpaired_ci(self.points)
+
+    def adjusted(self) -> tuple[float, float] | None:
+        """Luck-adjusted points per game of A and its 95% CI over the pairs (None without luck)."""
+        if self.luck is None:
+            return None
+        m, ci = paired_ci(self.points - self.luck)
+        return float(m), float(ci)
 
     def rates(self, side: str) -> dict[str, float]:
         """``win``, ``gammon`` (including backgammons) and ``backgammon`` rates of side ``"a"`` or ``"b"``."""
@@ -254,6 +263,11 @@ class MatchResult:
             "illegal_plays": len(self.illegal),
             "illegal": [x.to_json() for x in self.illegal[:20]],
             **(
+                {"luck_adjusted": {"ppg": num(adj[0]), "ci95": num(adj[1])}}
+                if (adj := self.adjusted()) is not None
+                else {}
+            ),
+            **(
                 {
                     "variant": self.variant,
                     "draws": self.draws,
@@ -284,6 +298,11 @@ class MatchResult:
             f"+- {self.ci95_unpaired:.4f} unpaired)",
             f"    {'':<{width}}  {'wins':>7}  {'gammons':>7}  {'backgammons':>11}",
         ]
+        adj = self.adjusted()
+        if adj is not None:
+            lines.insert(
+                2, f"luck-adjusted (the reference network's view of the dice): {adj[0]:+.4f} +- {adj[1]:.4f}"
+            )
         for tag, name, r in (("A", self.a, ra), ("B", self.b, rb)):
             lines.append(
                 f"  {tag} {name:<{width}}  {r['win']:>7.2%}  {r['gammon']:>7.2%}  {r['backgammon']:>11.2%}"
@@ -303,6 +322,52 @@ class MatchResult:
         return "\n".join(lines)
 
 
+_LUCK_CHUNK = 2048  # boards valued together for their 21 rolls (bounds memory)
+
+
+def game_luck(reference, games: list[FinishedGame], dice: GameDice) -> np.ndarray:
+    """Player 0's luck in each of ``games`` (backgammon, cubeless), by ``reference`` (a NetEvaluator).
+
+    The luck of a roll is the mover's cubeless equity after the reference's
+    best 0-ply play of the roll rolled, less its mean over the rolls that could
+    have come (the 21 rolls; at the opening the 15 non-doubles, ties being
+    rolled again; :func:`bgnet.rollout.best_of_rolls`, as rollouts and match
+    analysis value luck).  It has mean zero whatever the
+    reference, so ``points - luck`` is an unbiased result with less variance
+    the better the reference follows the game (gnubg's variance reduction).
+    ``dice`` gives each game's dice by its number (:func:`game_dice`).
+    """
+    from bgnet.probabilities import equity
+    from bgnet.rollout import best_of_rolls
+
+    boards, rolled, opening, sign, owner = [], [], [], [], []
+    for k, g in enumerate(games):
+        n = g.plies
+        if n == 0:
+            continue
+        (a, b), later = dice(g.game)
+        rolls = np.vstack([np.array([[a, b]]), np.asarray(later[: n - 1], dtype=np.int64)])
+        high, low = rolls.max(axis=1), rolls.min(axis=1)
+        boards.append(g.history[:n])
+        rolled.append(ROLL_INDEX[high, low])
+        opening.append(np.arange(n) == 0)
+        sign.append(np.where(g.on_roll()[:n] == 0, 1.0, -1.0))
+        owner.append(np.full(n, k))
+    luck = np.zeros(len(games))
+    if not boards:
+        return luck
+    all_boards = np.concatenate(boards)
+    idx = np.concatenate(rolled)
+    first = np.concatenate(opening)
+    values = np.empty((len(all_boards), len(ALL_ROLLS)))
+    for lo in range(0, len(all_boards), _LUCK_CHUNK):
+        values[lo : lo + _LUCK_CHUNK] = equity(best_of_rolls(reference, all_boards[lo : lo + _LUCK_CHUNK])[0])
+    expected = np.where(first, values @ OPENING_WEIGHTS, values @ ROLL_WEIGHTS)
+    per_ply = (values[np.arange(len(idx)), idx] - expected) * np.concatenate(sign)
+    np.add.at(luck, np.concatenate(owner), per_ply)
+    return luck
+
+
 def _play_range(
     a: Player,
     b: Player,
@@ -313,8 +378,10 @@ def _play_range(
     progress: Callable[[int], None] | None,
     interruptible: bool = False,
     variant: Variant | None = None,
-) -> tuple[np.ndarray, np.ndarray, list[IllegalPlay]]:
-    """Play games ``first_game .. first_game + games - 1``; A's points and plies in game order.
+    luck=None,
+) -> tuple[np.ndarray, np.ndarray, list[IllegalPlay], np.ndarray | None]:
+    """Play games ``first_game .. first_game + games - 1``; A's points and plies in game order, and with
+    ``luck`` (a reference NetEvaluator) A's luck in each game (:func:`game_luck`), else None.
 
     With ``interruptible``, Ctrl-C (KeyboardInterrupt) stops the games and
     the duplicate pairs finished by then come back (it is raised again when
@@ -322,14 +389,17 @@ def _play_range(
     """
     log: list[IllegalPlay] = []
     # A variant whose opening rerolls uses one more roll of the sequence (its first turn's).
+    dice = game_dice(seed, MAX_PLIES if variant is None else MAX_PLIES + 1, first_game)
     engine = Lockstep(
         slots,
         games,
         np.random.default_rng(seed),
         max_plies=MAX_PLIES,
-        dice=game_dice(seed, MAX_PLIES if variant is None else MAX_PLIES + 1, first_game),
+        dice=dice,
         variant=variant,
+        record=luck is not None,
     )
+    ended: list[FinishedGame] = []
     describe: Callable[[np.ndarray], str] = position_id
     if variant is not None:
         game = variant
@@ -348,6 +418,8 @@ def _play_range(
                 points[g.game] = g.points
                 plies[g.game] = g.plies
                 finished[g.game] = True
+            if luck is not None:
+                ended += done
             if done and progress is not None:
                 progress(len(done))
     except KeyboardInterrupt:
@@ -355,28 +427,58 @@ def _play_range(
         if not interruptible or not pairs.any():
             raise
         keep = np.repeat(pairs, 2)
-        return points[keep], plies[keep], log
-    return points, plies, log
+        return points[keep], plies[keep], log, _luck_of(luck, ended, dice, games, keep)
+    return points, plies, log, _luck_of(luck, ended, dice, games, None)
+
+
+def _luck_of(
+    reference, ended: list[FinishedGame], dice: GameDice, games: int, keep: np.ndarray | None
+) -> np.ndarray | None:
+    """A's luck in game order (the games ``keep`` selects), or None without a reference."""
+    if reference is None:
+        return None
+    luck = np.zeros(games)
+    ended = [g for g in ended if keep is None or keep[g.game]]
+    luck[[g.game for g in ended]] = game_luck(reference, ended, dice)
+    return luck if keep is None else luck[keep]
 
 
 # Worker processes (--jobs): each builds its players once from their specs.
 _WORKER: dict = {}
 
 
-def _init_worker(spec_a: str, spec_b: str, threads: int, label: str | None = None) -> None:
+def _init_worker(
+    spec_a: str, spec_b: str, threads: int, label: str | None = None, luck: str | None = None
+) -> None:
     import torch
 
     torch.set_num_threads(threads)
     game = None if label is None else get_variant(label)
     _WORKER["players"] = (make_player(spec_a, game), make_player(spec_b, game))
     _WORKER["variant"] = game
+    _WORKER["luck"] = luck_reference(luck)
 
 
-def _worker_chunk(args: tuple[int, int, int, int]) -> tuple[int, np.ndarray, np.ndarray, list[IllegalPlay]]:
+def _worker_chunk(
+    args: tuple[int, int, int, int],
+) -> tuple[int, np.ndarray, np.ndarray, list[IllegalPlay], np.ndarray | None]:
     first, games, seed, slots = args
     a, b = _WORKER["players"]
-    points, plies, log = _play_range(a, b, first, games, seed, slots, None, variant=_WORKER["variant"])
-    return first, points, plies, log
+    points, plies, log, luck = _play_range(
+        a, b, first, games, seed, slots, None, variant=_WORKER["variant"], luck=_WORKER["luck"]
+    )
+    return first, points, plies, log, luck
+
+
+def luck_reference(path: str | None):
+    """The NetEvaluator that measures luck (:func:`game_luck`): the network file ``path`` (``""``: the
+    shipped network), searched in races as the players are; None for ``None``."""
+    if path is None:
+        return None
+    from bgnet.checkpoint import DEFAULT
+    from bgnet.evaluator import NetEvaluator
+
+    return NetEvaluator.from_checkpoint(path or DEFAULT)
 
 
 def play(
@@ -390,6 +492,7 @@ def play(
     progress: Callable[[int], None] | None = None,
     interruptible: bool = False,
     variant: Variant | None = None,
+    luck: str | None = None,
 ) -> MatchResult:
     """Play ``games`` (even) cubeless games of ``a`` against ``b`` with duplicate dice.
 
@@ -400,7 +503,9 @@ def play(
     depend on ``jobs`` or ``slots``.  With ``interruptible`` (one process),
     Ctrl-C stops the match and the result holds the pairs finished by then.
     With ``variant``, games of that game (module docstring), specs built
-    for it, and the result names it.
+    for it, and the result names it.  With ``luck`` (a network file; ``""``:
+    the shipped one) the result also holds A's luck in each game by that
+    network (:func:`game_luck`) and the luck-adjusted points per game.
     """
     if games < 2 or games % 2:
         raise ArenaError(
@@ -409,17 +514,22 @@ def play(
     if jobs < 1:
         raise ArenaError(f"jobs must be 1 or more, got {jobs}")
     label = None if variant is None else variant.label
+    if luck is not None and variant is not None:
+        raise ArenaError("luck-adjusted results are for backgammon, not for variants")
     if jobs == 1:
         pa = make_player(a, variant) if isinstance(a, str) else a
         pb = make_player(b, variant) if isinstance(b, str) else b
+        ref = luck_reference(luck)
         t = time.perf_counter()
-        points, plies, log = _play_range(pa, pb, 0, games, seed, slots, progress, interruptible, variant)
-        return MatchResult(pa.name, pb.name, seed, points, plies, time.perf_counter() - t, log, label)
+        points, plies, log, lk = _play_range(
+            pa, pb, 0, games, seed, slots, progress, interruptible, variant, ref
+        )
+        return MatchResult(pa.name, pb.name, seed, points, plies, time.perf_counter() - t, log, label, lk)
     if not (isinstance(a, str) and isinstance(b, str)):
         raise ArenaError("jobs > 1 needs player specs (strings): each process builds its own players")
     if any(s.strip().lower().startswith("human") for s in (a, b)):
         raise ArenaError("a human player plays in one process: use jobs 1")
-    return _play_parallel(a, b, games, seed, jobs, slots, progress, variant)
+    return _play_parallel(a, b, games, seed, jobs, slots, progress, variant, luck)
 
 
 def _chunks(games: int, jobs: int, slots: int) -> list[tuple[int, int]]:
@@ -438,6 +548,7 @@ def _play_parallel(
     slots: int,
     progress: Callable[[int], None] | None,
     variant: Variant | None = None,
+    luck: str | None = None,
 ) -> MatchResult:
     import multiprocessing as mp
 
@@ -448,17 +559,21 @@ def _play_parallel(
     tasks = [(first, n, seed, slots) for first, n in _chunks(games, jobs, slots)]
     points = np.zeros(games, dtype=np.int64)
     plies = np.zeros(games, dtype=np.int64)
+    lucks = None if luck is None else np.zeros(games)
     log: list[IllegalPlay] = []
     threads = max(1, (os.cpu_count() or 1) // jobs)
     t = time.perf_counter()
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(a, b, threads, label)) as pool:
-        for first, pts, pl, lg in pool.imap(_worker_chunk, tasks):
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(a, b, threads, label, luck)) as pool:
+        for first, pts, pl, lg, lk in pool.imap(_worker_chunk, tasks):
             points[first : first + len(pts)] = pts
             plies[first : first + len(pl)] = pl
+            if lucks is not None and lk is not None:
+                lucks[first : first + len(lk)] = lk
             log += lg
             if progress is not None:
                 progress(len(pts))
-    return MatchResult(names[0], names[1], seed, points, plies, time.perf_counter() - t, log, label)
+    seconds = time.perf_counter() - t
+    return MatchResult(names[0], names[1], seed, points, plies, seconds, log, label, lucks)
 
 
 # --------------------------------------------------------------------------

@@ -54,6 +54,15 @@ ALL_ROLLS: tuple[Dice, ...] = tuple(Dice(a, b) for a in range(1, 7) for b in ran
 ROLL_WEIGHTS = np.array([1.0 / 36 if d.is_double else 2.0 / 36 for d in ALL_ROLLS])
 """Probability of each roll of :data:`ALL_ROLLS` (sums to 1)."""
 
+OPENING_WEIGHTS = np.array([0.0 if d.is_double else 1.0 / 15 for d in ALL_ROLLS])
+"""Probability of each roll of :data:`ALL_ROLLS` as the opening roll: the 15 non-doubles (ties roll again)."""
+
+ROLL_INDEX = np.full((7, 7), -1, dtype=np.int64)
+"""``ROLL_INDEX[a, b]``: the index in :data:`ALL_ROLLS` of the roll ``a-b`` (either order), else -1."""
+for _k, _d in enumerate(ALL_ROLLS):
+    ROLL_INDEX[_d.high, _d.low] = ROLL_INDEX[_d.low, _d.high] = _k
+ROLL_INDEX.setflags(write=False)
+
 
 def roll(rng: np.random.Generator) -> Dice:
     """Roll two dice."""

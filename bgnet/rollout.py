@@ -71,7 +71,7 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
-from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS, Dice
+from bgnet.dice import ALL_ROLLS, ROLL_INDEX, ROLL_WEIGHTS, Dice
 from bgnet.errors import BgnetError
 from bgnet.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, segment_argmin
 from bgnet.game import final_probabilities
@@ -99,9 +99,6 @@ BLOCK = 1296
 """Trials per stratified block: every pair of first two ordered rolls once."""
 
 _ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
-_ROLL_INDEX = np.full((7, 7), -1, dtype=np.int64)
-for _k, _d in enumerate(ALL_ROLLS):
-    _ROLL_INDEX[_d.high, _d.low] = _ROLL_INDEX[_d.low, _d.high] = _k
 _LUCK_CHUNK = 2048
 """Running games valued together for the 21 rolls of the luck adjustment (bounds memory)."""
 
@@ -285,7 +282,7 @@ def play_out(
         new = np.empty((len(idx), NUM_SLOTS), dtype=np.int8)
         here = boards[idx]
         if settings.luck:
-            roll = _ROLL_INDEX[dice[:, 0], dice[:, 1]]
+            roll = ROLL_INDEX[dice[:, 0], dice[:, 1]]
             # Early on many games share a board (every game starts from a root): value each once.
             uniq, inv = _distinct(here) if t < _DEDUP_PLIES else (here, np.arange(len(here)))
             for lo in range(0, len(uniq), _LUCK_CHUNK):

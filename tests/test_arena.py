@@ -7,6 +7,7 @@ import io
 import json
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,6 +39,7 @@ from bgnet.players import (
 )
 from bgnet.position import STARTING, Position
 from bgnet.stats import mean_ci, paired_ci
+from bgnet.variants import variant
 
 
 def _roll_batch(boards, dice) -> MoveBatch:
@@ -396,6 +398,9 @@ def test_bench_play_text(capsys):
         (["--cube", "--a", "human"], "takes no cube decisions"),
         (["--games", "5"], "even"),
         (["--a", "nobody"], "unknown player"),
+        (["--luck", "no-such-network.pt"], "--luck: no network file at no-such-network.pt"),
+        (["--luck", "--cube"], "--luck is for cubeless backgammon"),
+        (["--luck", "--variant", "portes"], "--luck is for cubeless backgammon"),
     ],
 )
 def test_bench_play_refuses_what_it_cannot_do(capsys, flags, message):
@@ -553,3 +558,60 @@ def test_saved_games_read_back_and_import_into_gnubg(tmp_path, capsys, length):
         assert bad not in output, output[-3000:]
     assert final_score(output)[:3] == (len(ours.games), ours.score[0], ours.score[1])
     assert _results(read_mat(back)) == _results(ours)
+
+
+# --- luck-adjusted results ---------------------------------------------------------------------------
+
+
+def roll_table(value: np.ndarray):
+    """A stand-in for ``best_of_rolls``: every board's value after roll ``k`` is ``value[k]`` to its mover."""
+
+    def best_of_rolls(ev, boards):
+        out = np.zeros((len(boards), 21, 5))
+        out[:, :, 0] = (np.asarray(value)[None, :] + 1) / 2  # equity 2w - 1 = value
+        return out, None, None
+
+    return best_of_rolls
+
+
+def test_game_luck_by_hand_with_a_reference_that_values_the_rolls_only(monkeypatch):
+    from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
+    from bgnet.lockstep import FinishedGame
+
+    value = np.linspace(-0.5, 0.5, 21)  # roll k is worth value[k] to its mover, wherever it is rolled
+    index = {(d.high, d.low): k for k, d in enumerate(ALL_ROLLS)}
+    later = np.array([[6, 6], [2, 5], [1, 1]], dtype=np.int8)
+
+    def dice(game):
+        return ((3, 1) if game == 0 else (1, 3)), later
+
+    boards = np.zeros((4, 26), dtype=np.int8)
+    # Player 1 opens with 3-1 (its die is 3), then player 0 rolls 6-6, player 1 5-2, player 0 1-1.
+    g = FinishedGame(boards, boards[0], points=1, first=1, game=1, plies=4)
+    opening_mean = value[[not d.is_double for d in ALL_ROLLS]].mean()
+    mean = float(value @ ROLL_WEIGHTS)
+    by_hand = (
+        -(value[index[3, 1]] - opening_mean)
+        + (value[index[6, 6]] - mean)
+        - (value[index[5, 2]] - mean)
+        + (value[index[1, 1]] - mean)
+    )
+    monkeypatch.setattr("bgnet.rollout.best_of_rolls", roll_table(value))
+    (got,) = arena.game_luck(None, [g], dice)
+    assert got == pytest.approx(by_hand, abs=1e-6)
+    # A reference that sees no difference between the rolls finds no luck.
+    monkeypatch.setattr("bgnet.rollout.best_of_rolls", roll_table(np.full(21, 0.3)))
+    assert arena.game_luck(None, [g], dice)[0] == pytest.approx(0, abs=1e-6)
+
+
+def test_luck_adjusted_points_are_close_to_the_raw_ones_with_a_narrower_interval():
+    # The stage 1 network (225-128) as the reference: cheap, and it follows the games well enough.
+    stage1 = Path(__file__).resolve().parent.parent / "checkpoints" / "runs" / "phase-td.pt"
+    result = arena.play("bgnet", "pubeval", 100, seed=5, luck=str(stage1))
+    assert result.luck is not None and result.luck.shape == (100,)
+    ppg, ci = result.adjusted()
+    assert ci < result.ci95 / 1.5  # the luck taken out: a sign or roll slip would widen it instead
+    assert abs(ppg - result.ppg) < result.ci95
+    assert result.to_json()["luck_adjusted"]["ci95"] == pytest.approx(ci, abs=1e-6)
+    with pytest.raises(arena.ArenaError, match="variants"):
+        arena.play("random", "random", 2, luck="", variant=variant("portes"))

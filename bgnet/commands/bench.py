@@ -30,6 +30,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -95,6 +96,15 @@ def register(subparsers) -> argparse.ArgumentParser:
         "+enter-all, +european-1-2); players: bgnet (the game's shipped network), greedy, random, "
         "bgnet:checkpoint=PATH",
     )
+    play.add_argument(
+        "--luck",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="also report A's luck-adjusted points per game (cubeless backgammon): each roll's luck is "
+        "its value to the mover by this network file (default: the shipped network) less the mean over "
+        "the rolls that could have come; about a 1-ply evaluation a move",
+    )
     play.add_argument("--json", action="store_true", help="print one JSON object")
     play.add_argument("--no-progress", action="store_true", help="no progress bar")
     play.set_defaults(func=_cmd_play)
@@ -153,6 +163,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise BgnetError(f"--match needs a length of 1 or more points, got {args.match}")
     cubeful = args.cube or args.match is not None
     game = _variant_of(args, cubeful)
+    if args.luck is not None and (cubeful or game is not None):
+        raise BgnetError("--luck is for cubeless backgammon games (no --cube, --match or --variant)")
+    if args.luck and not Path(args.luck).is_file():
+        raise BgnetError(f"--luck: no network file at {args.luck}")
     if args.save and not cubeful:
         raise BgnetError("--save needs --cube or --match (the cubeless games are not recorded)")
     if cubeful and args.jobs != 1:
@@ -195,6 +209,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
                 progress=bar.update,
                 interruptible=True,
                 variant=game,
+                luck=args.luck,
             )
     finally:
         bar.close()
