@@ -14,7 +14,8 @@ measure (and, with ``--json FILE``, writes them all):
   CPU-minutes, done once and kept in ``--labels``), paired the same way;
 * unless ``--no-play``: ``--games`` cubeless games against gnubg 0-ply (seed
   2), head to head against ``--against`` (seed 11) and against pubeval (seed
-  1), each with duplicate dice.
+  1), each with duplicate dice, two processes, and luck-adjusted by stage 1's
+  network as well (``--luck``).
 
 Every number is a measurement of this machine's run; the seeds are those of
 the tables in docs/strength.md, so a candidate and the shipped network see
@@ -76,9 +77,18 @@ def decisions(label: str, files: list[Path], cand: str, old: str) -> dict:
     return d
 
 
+LUCK_REFERENCE = ROOT / "checkpoints" / "runs" / "phase-td.pt"
+"""Stage 1's 225-128 network: the cheap reference of the luck-adjusted results (docs/strength.md)."""
+
+
 def play(label: str, a: str, b: str, games: int, seed: int) -> dict:
-    d = bench("play", "--a", a, "--b", b, "--games", str(games), "--seed", str(seed), "--no-progress")
-    print(f"{label}: {d['ppg']:+.4f} ± {d['ci95']:.4f} ppg over {d['games']} games (seed {seed})")
+    args = ["--a", a, "--b", b, "--games", str(games), "--seed", str(seed), "--no-progress", "--jobs", "2"]
+    d = bench("play", *args, "--luck", str(LUCK_REFERENCE))
+    adj = d["luck_adjusted"]
+    print(
+        f"{label}: {d['ppg']:+.4f} ± {d['ci95']:.4f} ppg over {d['games']} games (seed {seed}); "
+        f"luck-adjusted {adj['ppg']:+.4f} ± {adj['ci95']:.4f}"
+    )
     return d
 
 
