@@ -70,15 +70,19 @@ from pathlib import Path
 
 import numpy as np
 
+from bgnet.checkpoint import DEFAULT
 from bgnet.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_INDEX, ROLL_WEIGHTS, Dice, duplicate_dice
 from bgnet.engine import MAX_PLIES, Engine
 from bgnet.errors import BgnetError
+from bgnet.evaluator import NetEvaluator
 from bgnet.formats import position_id
 from bgnet.game import Game, Match
 from bgnet.lockstep import Chooser, FinishedGame, GameDice, Lockstep, duel
 from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
 from bgnet.players import CubePlayer, Player, make_player, supports_cube
+from bgnet.probabilities import equity
+from bgnet.rollout import best_of_rolls
 from bgnet.stats import mean_ci, paired_ci
 from bgnet.variant_format import format_variant_position
 from bgnet.variants import Variant
@@ -337,8 +341,6 @@ def game_luck(reference, games: list[FinishedGame], dice: GameDice) -> np.ndarra
     the better the reference follows the game (gnubg's variance reduction).
     ``dice`` gives each game's dice by its number (:func:`game_dice`).
     """
-    from bgnet.probabilities import equity
-    from bgnet.rollout import best_of_rolls
 
     boards, rolled, opening, sign, owner = [], [], [], [], []
     for k, g in enumerate(games):
@@ -475,8 +477,6 @@ def luck_reference(path: str | None):
     shipped network), searched in races as the players are; None for ``None``."""
     if path is None:
         return None
-    from bgnet.checkpoint import DEFAULT
-    from bgnet.evaluator import NetEvaluator
 
     return NetEvaluator.from_checkpoint(path or DEFAULT)
 
