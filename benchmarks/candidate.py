@@ -37,14 +37,18 @@ WILDBG = SHARED / "wildbg-benchmark-positions"
 BGNET = [sys.executable, "-c", "import sys; from bgnet.cli import main; sys.exit(main())"]
 
 
-def bench(*args: str) -> dict:
-    """One ``bgnet bench`` command with ``--json``; its JSON answer (a failed command ends the script)."""
-    cmd = [*BGNET, "bench", *args, "--json"]
+def run_bench(*args: str) -> str:
+    """One ``bgnet bench`` command; its output (a failed command ends the script with one line)."""
     print("$ bgnet bench " + " ".join(args), file=sys.stderr, flush=True)
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run([*BGNET, "bench", *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"candidate: `bgnet bench {' '.join(args)}` failed: {done.stderr.strip()[-400:]}")
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def bench(*args: str) -> dict:
+    """One ``bgnet bench`` command with ``--json``: its JSON answer."""
+    return json.loads(run_bench(*args, "--json"))
 
 
 def labelled(labels: Path, name: str) -> Path:
@@ -53,8 +57,18 @@ def labelled(labels: Path, name: str) -> Path:
     if not out.is_file():
         labels.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".part")
-        args = ["label", str(WILDBG / f"{name}.csv"), "--out", str(tmp), "--ply", "2", "--rolls", "2"]
-        subprocess.run([*BGNET, "bench", *args, "--seed", "1"], cwd=ROOT, check=True)
+        run_bench(
+            "label",
+            str(WILDBG / f"{name}.csv"),
+            "--out",
+            str(tmp),
+            "--ply",
+            "2",
+            "--rolls",
+            "2",
+            "--seed",
+            "1",
+        )
         tmp.replace(out)
     return out
 

@@ -46,9 +46,8 @@ from bgnet.match import CubeOwner, CubeState, MatchState, may_double
 from bgnet.movegen import generate
 from bgnet.notation import format_play, parse_play
 from bgnet.position import STARTING, Position, flip
-from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
-from bgnet.rollout import best_of_rolls
+from bgnet.rollout import roll_luck
 
 __all__ = ["CLOSE_CUBE", "THRESHOLDS", "Decision", "MatchAnalysis", "PlayerStats", "analyze_match"]
 
@@ -303,8 +302,6 @@ def _cube_decision(ev, out: MatchAnalysis, number: int, player: int, board, cube
 
 
 def _luck(ev: Evaluator, out: MatchAnalysis, player: int, board: np.ndarray, dice: Dice) -> None:
-    probs, _results, _moved = best_of_rolls(ev, board[None, :])
-    values = equity(probs[0])
-    luck = float(values[ROLL_INDEX[dice.high, dice.low]] - values @ ROLL_WEIGHTS)
+    luck = float(roll_luck(ev, board[None, :], ROLL_INDEX[dice.high, dice.low][None], ROLL_WEIGHTS)[0])
     out.players[player].luck += luck
     out.players[player].rolls += 1

@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from bgnet.checkpoint import DEFAULT
-from bgnet.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_INDEX, ROLL_WEIGHTS, Dice, duplicate_dice
+from bgnet.dice import OPENING_WEIGHTS, ROLL_INDEX, ROLL_WEIGHTS, Dice, duplicate_dice
 from bgnet.engine import MAX_PLIES, Engine
 from bgnet.errors import BgnetError
 from bgnet.evaluator import NetEvaluator
@@ -81,8 +81,7 @@ from bgnet.lockstep import Chooser, FinishedGame, GameDice, Lockstep, duel
 from bgnet.matfile import find_play, write_mat
 from bgnet.movegen import MoveBatch
 from bgnet.players import CubePlayer, Player, make_player, supports_cube
-from bgnet.probabilities import equity
-from bgnet.rollout import best_of_rolls
+from bgnet.rollout import roll_luck
 from bgnet.stats import mean_ci, paired_ci
 from bgnet.variant_format import format_variant_position
 from bgnet.variants import Variant
@@ -360,12 +359,10 @@ def game_luck(reference, games: list[FinishedGame], dice: GameDice) -> np.ndarra
         return luck
     all_boards = np.concatenate(boards)
     idx = np.concatenate(rolled)
-    first = np.concatenate(opening)
-    values = np.empty((len(all_boards), len(ALL_ROLLS)))
-    for lo in range(0, len(all_boards), _LUCK_CHUNK):
-        values[lo : lo + _LUCK_CHUNK] = equity(best_of_rolls(reference, all_boards[lo : lo + _LUCK_CHUNK])[0])
-    expected = np.where(first, values @ OPENING_WEIGHTS, values @ ROLL_WEIGHTS)
-    per_ply = (values[np.arange(len(idx)), idx] - expected) * np.concatenate(sign)
+    weights = np.where(np.concatenate(opening)[:, None], OPENING_WEIGHTS, ROLL_WEIGHTS)
+    chunks = [slice(lo, lo + _LUCK_CHUNK) for lo in range(0, len(all_boards), _LUCK_CHUNK)]
+    per_ply = np.concatenate([roll_luck(reference, all_boards[c], idx[c], weights[c]) for c in chunks])
+    per_ply *= np.concatenate(sign)
     np.add.at(luck, np.concatenate(owner), per_ply)
     return luck
 
@@ -477,7 +474,6 @@ def luck_reference(path: str | None):
     shipped network), searched in races as the players are; None for ``None``."""
     if path is None:
         return None
-
     return NetEvaluator.from_checkpoint(path or DEFAULT)
 
 

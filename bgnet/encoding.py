@@ -358,9 +358,7 @@ def _escape_table(past_nearest: bool = False) -> np.ndarray:
     the empty mask gives 0.
     """
     masks = np.arange(1 << 12)
-    nearest = np.zeros(1 << 12, dtype=np.int64)
-    for m in range(1, 1 << 12):
-        nearest[m] = (m & -m).bit_length() - 1
+    nearest = np.array([(m & -m).bit_length() - 1 for m in range(1 << 12)])  # lowest set bit (-1: none)
     table = np.zeros(1 << 12, dtype=np.int64)
     for a in range(1, 7):
         for b in range(1, a + 1):
@@ -810,9 +808,9 @@ def _escapes_of(held, n, table):
 
 
 @njit(cache=True)
-def _contact_half(b, o, escapes, escapes1, out, i, col):
-    """gnubg's contact inputs of the side ``b`` against ``o`` (gnubg's ``CalculateHalfInputs``)."""
-    held, opp_held = _held(b), _held(o)
+def _contact_half(b, o, held, opp_held, escapes, escapes1, out, i, col):
+    """gnubg's contact inputs of the side ``b`` against ``o`` (gnubg's ``CalculateHalfInputs``); ``held``
+    and ``opp_held`` are their points held (:func:`_held`)."""
     ob = -1  # the other side's rearmost checker, its own index
     for k in range(24, -1, -1):
         if o[k] > 0:
@@ -877,14 +875,16 @@ def _contact_half(b, o, escapes, escapes1, out, i, col):
                 break
     out[i, col + _C_FORWARD] = 2.0 if fwd == 0 else fwd / 6.0
     out[i, col + _C_RESCAPES] = (_escapes_of(held, ob, escapes1) if ob >= 0 else 0) / 36.0
+    # containment: the fewest escapes from the other side's points 16 to its rearmost (ACONTAIN), then on
+    # to its 24 point (CONTAIN; its bar, index 24, only counts for ACONTAIN)
     least = 36
-    for k in range(15, ob + 1):
+    for k in range(15, min(ob, 23) + 1):
         least = min(least, _escapes_of(held, k, escapes))
-    a = (36 - least) / 36.0
+    behind = least if ob < 24 else min(least, _escapes_of(held, 24, escapes))
+    a = (36 - behind) / 36.0
     out[i, col + _C_ACONTAIN] = a
     out[i, col + _C_ACONTAIN2] = a * a
-    least = 36
-    for k in range(15, 24):
+    for k in range(max(ob + 1, 15), 24):
         least = min(least, _escapes_of(held, k, escapes))
     a = (36 - least) / 36.0
     out[i, col + _C_CONTAIN] = a
@@ -942,15 +942,15 @@ def _contact_half(b, o, escapes, escapes1, out, i, col):
             spaced += c * b[first]
             weight += b[first]
     out[i, col + _C_BACKBONE] = 1.0 - spaced / (weight * 11.0) if weight > 0 else 0.0
-    held = 0
+    anchors = 0
     for k in range(18, 24):
         if b[k] > 1:
-            held += 1
+            anchors += 1
     there = 0
     for k in range(18, 25):
         there += b[k]
-    out[i, col + _C_BACKG] = (there - 3) / 4.0 if held > 1 else 0.0
-    out[i, col + _C_BACKG1] = there / 8.0 if held == 1 else 0.0
+    out[i, col + _C_BACKG] = (there - 3) / 4.0 if anchors > 1 else 0.0
+    out[i, col + _C_BACKG1] = there / 8.0 if anchors == 1 else 0.0
 
 
 @njit(cache=True)
@@ -962,8 +962,9 @@ def _encode_contact_kernel(boards, out, escapes, escapes1):
         for j in range(NUM_SLOTS):
             w[j] = boards[i, j]
         _gnubg_sides(w, b, o)
-        _contact_half(b, o, escapes, escapes1, out, i, _OUR_CONTACT)
-        _contact_half(o, b, escapes, escapes1, out, i, _THEIR_CONTACT)
+        ours, theirs = _held(b), _held(o)
+        _contact_half(b, o, ours, theirs, escapes, escapes1, out, i, _OUR_CONTACT)
+        _contact_half(o, b, theirs, ours, escapes, escapes1, out, i, _THEIR_CONTACT)
 
 
 def _encode_contact(boards: np.ndarray, out: np.ndarray) -> None:

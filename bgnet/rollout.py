@@ -231,6 +231,14 @@ def best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.nda
     return flip_probs(values).reshape(n, k, 5), results.reshape(n, k, NUM_SLOTS), moved.reshape(n, k)
 
 
+def roll_luck(ev: Evaluator, boards: np.ndarray, rolls: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The cubeless luck of each board's roll ``rolls[i]`` (an index of :data:`ALL_ROLLS`) for its side on
+    roll: the equity after its best 0-ply play (:func:`best_of_rolls`) less the mean over the rolls weighted
+    by ``weights`` ((21,) or one row a board)."""
+    values = equity(best_of_rolls(ev, boards)[0])
+    return values[np.arange(len(boards)), rolls] - (values * weights).sum(axis=-1)
+
+
 def play_out(
     ev: Evaluator,
     roots: np.ndarray,

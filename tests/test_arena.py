@@ -596,11 +596,11 @@ def test_game_luck_by_hand_with_a_reference_that_values_the_rolls_only(monkeypat
         - (value[index[5, 2]] - mean)
         + (value[index[1, 1]] - mean)
     )
-    monkeypatch.setattr(arena, "best_of_rolls", roll_table(value))
+    monkeypatch.setattr("bgnet.rollout.best_of_rolls", roll_table(value))
     (got,) = arena.game_luck(None, [g], dice)
     assert got == pytest.approx(by_hand, abs=1e-6)
     # A reference that sees no difference between the rolls finds no luck.
-    monkeypatch.setattr(arena, "best_of_rolls", roll_table(np.full(21, 0.3)))
+    monkeypatch.setattr("bgnet.rollout.best_of_rolls", roll_table(np.full(21, 0.3)))
     assert arena.game_luck(None, [g], dice)[0] == pytest.approx(0, abs=1e-6)
 
 
