@@ -62,6 +62,7 @@ bench-web: $(STAMP)
 
 lint: $(STAMP)
 	.venv/bin/ruff check bgnet training tests benchmarks
+	.venv/bin/ruff format --check bgnet training tests benchmarks
 	.venv/bin/mypy
 
 clean:

@@ -20,7 +20,7 @@ import torch
 from bgnet.atomic import write_atomic
 from bgnet.encoding import Encoder, get_encoder, variant_encoder
 from bgnet.errors import BgnetError, InvalidPositionError
-from bgnet.network import OneSidedRaceNet, RaceNet, ValueNet, build_network
+from bgnet.network import MainNet, OneSidedRaceNet, RaceNet, build_network
 from bgnet.position import NUM_SLOTS
 from bgnet.variants import Variant, variant
 
@@ -67,10 +67,10 @@ def race_network_from(state: dict[str, Any], source: str = "checkpoint") -> tupl
     return _network_from(race, f"{source} (race network)", race=True)
 
 
-def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[ValueNet, Encoder]:
+def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[MainNet, Encoder]:
     """Build the (main) network of a checkpoint dict, checking it against this code."""
     model, encoder = _network_from(state, source, race=False)
-    assert isinstance(model, ValueNet)  # _network_from allows the other kind only as a race network
+    assert not isinstance(model, OneSidedRaceNet)  # _network_from allows it only as a race network
     return model, encoder
 
 
@@ -136,7 +136,7 @@ def check_encoder(game: Variant | None, encoder: Encoder, source: str = "checkpo
         raise CheckpointError(f"{source}: {game.label} needs encoder {expected.name}, not {encoder.name}")
 
 
-def load_network(path: str | Path) -> tuple[ValueNet, Encoder, dict[str, Any]]:
+def load_network(path: str | Path) -> tuple[MainNet, Encoder, dict[str, Any]]:
     """The network, encoder and checkpoint dict stored at ``path``."""
     state = read(path)
     model, encoder = network_from(state, str(path))

@@ -5,7 +5,6 @@ Every error a person can cause by typing something wrong is a subclass of
 line and exit with code 2.
 """
 
-
 import sys
 from pathlib import Path
 

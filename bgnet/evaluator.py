@@ -98,7 +98,7 @@ from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch, MoveGenerator
-from bgnet.network import OneSidedRaceNet, RaceNet, ValueNet
+from bgnet.network import MainNet, OneSidedRaceNet, RaceNet
 from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
@@ -658,7 +658,7 @@ class NetEvaluator(Evaluator):
 
     def __init__(
         self,
-        model: ValueNet,
+        model: MainNet,
         encoder: Encoder,
         device: str | torch.device = "cpu",
         *,

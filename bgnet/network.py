@@ -156,8 +156,53 @@ class OneSidedRaceNet(nn.Module):
         return torch.stack((win, wg, wbg, lg, lbg), dim=1)
 
 
-RaceNet = ValueNet | OneSidedRaceNet
-"""What a checkpoint's network can be (the main network is always a :class:`ValueNet`)."""
+class EnsembleNet(nn.Module):
+    """Value networks that read the same inputs, their probabilities averaged.
+
+    The mean of consistent outputs is consistent (``wbg <= wg <= win``, ``lbg <= lg <= 1 - win`` are
+    kept by averaging).  Members are :class:`ValueNet` shapes; an ensemble is only evaluated, never
+    trained (``bgnet_training.ship --ensemble`` makes one from trained networks).
+    """
+
+    def __init__(self, members: Sequence[dict[str, Any]]) -> None:
+        super().__init__()
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        widths = {int(m["inputs"]) for m in members}
+        if len(widths) != 1:
+            raise ValueError(f"an ensemble's members must read the same inputs, got widths {sorted(widths)}")
+        self.members = nn.ModuleList(ValueNet(m["inputs"], m["hidden"], m["activation"]) for m in members)
+        self.shape: dict[str, Any] = {
+            "kind": "ensemble",
+            "inputs": widths.pop(),
+            "hidden": [],
+            "activation": "mean",
+            "members": [dict(m.shape) for m in self.nets],
+        }
+
+    @property
+    def nets(self) -> list[ValueNet]:
+        """The member networks."""
+        return [m for m in self.members if isinstance(m, ValueNet)]
+
+    @classmethod
+    def of(cls, nets: Sequence[ValueNet | EnsembleNet]) -> EnsembleNet:
+        """The ensemble of trained networks (an ensemble among them adds its members), with their weights."""
+        flat = [m for net in nets for m in (net.nets if isinstance(net, EnsembleNet) else [net])]
+        out = cls([m.shape for m in flat])
+        for mine, theirs in zip(out.nets, flat, strict=True):
+            mine.load_state_dict(theirs.state_dict())
+        return out
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([m(x) for m in self.members]).mean(dim=0)
+
+
+MainNet = ValueNet | EnsembleNet
+"""What a checkpoint's main network can be."""
+
+RaceNet = ValueNet | OneSidedRaceNet | EnsembleNet
+"""What a checkpoint's network can be (the main network is a :class:`ValueNet` or an ensemble of them)."""
 
 
 def build_network(shape: dict[str, Any]) -> RaceNet:
@@ -165,6 +210,8 @@ def build_network(shape: dict[str, Any]) -> RaceNet:
     kind = shape.get("kind", "value")
     if kind == "one-sided":
         return OneSidedRaceNet(shape["inputs"], shape["hidden"], shape["activation"], shape.get("rolls", 64))
+    if kind == "ensemble":
+        return EnsembleNet(shape["members"])
     if kind != "value":
         raise ValueError(f"unknown network kind {kind!r}")
     return ValueNet(shape["inputs"], shape["hidden"], shape["activation"])

@@ -237,8 +237,13 @@ def test_gnubg_line_round_trips_random_states():
         on_roll = ply % 2
         for owner in (-1, 0, 1):
             line = gnubg_line(
-                board, on_roll, dice=(dice.high, dice.low), cube=2 if owner >= 0 else 1, cube_owner=owner,
-                score=(1, 3), match_length=7,
+                board,
+                on_roll,
+                dice=(dice.high, dice.low),
+                cube=2 if owner >= 0 else 1,
+                cube_owner=owner,
+                score=(1, 3),
+                match_length=7,
             )
             d = decision(line)
             assert Position(d.board) == board and d.dice == dice

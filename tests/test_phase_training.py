@@ -13,7 +13,7 @@ from bgnet import checkpoint
 from bgnet.encoding import CONTACT, EXTENDED, RACE
 from bgnet.evaluator import FunctionEvaluator, NetEvaluator
 from bgnet.lockstep import FinishedGame
-from bgnet.network import ValueNet
+from bgnet.network import EnsembleNet, ValueNet, build_network
 from bgnet.position import STARTING, flip
 from bgnet.pubeval import is_race
 from bgnet_training.config import make_config
@@ -319,6 +319,64 @@ def test_a_shipped_file_can_take_its_race_network_from_another_run(tmp_path):
     source = checkpoint.read(out)["race_source"]
     assert source["run"] == "race" and source["counters"]["games"] == race_run.state.games
     assert ship([str(main_run.latest_checkpoint()), str(out), "--race", str(tmp_path / "absent.pt")]) == 2
+
+
+def test_an_ensemble_gives_the_mean_of_its_members_probabilities_consistently():
+    torch.manual_seed(3)
+    a, b = ValueNet(EXTENDED.width, (8,)), ValueNet(EXTENDED.width, (6, 4))
+    x = torch.rand(50, EXTENDED.width)
+    pair = EnsembleNet.of([a, b])
+    with torch.no_grad():
+        got, pa, pb = pair(x), a(x), b(x)
+    assert not torch.allclose(pa, pb, atol=1e-3)
+    torch.testing.assert_close(got, (pa + pb) / 2)
+    win, wg, wbg, lg, lbg = got.T
+    assert bool((wbg <= wg).all() and (wg <= win).all() and (lbg <= lg).all() and (lg <= 1 - win).all())
+    trio = EnsembleNet.of([pair, a])  # an ensemble's members join, not the ensemble as one
+    assert len(trio.nets) == 3
+    with torch.no_grad():
+        torch.testing.assert_close(trio(x), (2 * pa + pb) / 3)
+    rebuilt = build_network(trio.shape)
+    rebuilt.load_state_dict(trio.state_dict())
+    with torch.no_grad():
+        torch.testing.assert_close(rebuilt(x), trio(x))
+    with pytest.raises(ValueError, match="same inputs"):
+        EnsembleNet([a.shape, ValueNet(CONTACT.width, (8,)).shape])
+
+
+def test_a_shipped_ensemble_averages_the_main_networks_of_its_files(tmp_path, capsys):
+    from bgnet_training.ship import main as ship
+
+    first = Trainer(make_config(dict(TINY, games=8, encoder="contact")), tmp_path, progress=False)
+    first.run()
+    other = Trainer(
+        make_config(dict(TINY, name="other", games=8, seed=5, encoder="extended", hidden=(6, 6))),
+        tmp_path,
+        progress=False,
+    )
+    other.run()
+    out = tmp_path / "ensemble.pt"
+    assert ship([str(first.latest_checkpoint()), str(out), "--ensemble", str(other.latest_checkpoint())]) == 0
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    assert isinstance(shipped.model, EnsembleNet) and shipped.encoder.name == "contact"
+    contact = np.stack([STARTING.board, pos({25: 1, 6: 14}, {1: 2, 2: 2, 20: 11}).board])
+    mean = (first.evaluator.probabilities(contact) + other.evaluator.probabilities(contact)) / 2
+    np.testing.assert_allclose(shipped.probabilities(contact), mean, atol=1e-6)
+    # races keep the source's race network
+    race = RACE_BOARD.board[None]
+    np.testing.assert_allclose(shipped.probabilities(race), first.evaluator.probabilities(race), atol=1e-6)
+    sources = checkpoint.read(out)["ensemble_sources"]
+    assert [s["run"] for s in sources] == ["tiny", "other"]
+    # a member must read the source's inputs or inputs the source's encoder extends
+    capsys.readouterr()
+    assert ship([str(other.latest_checkpoint()), str(out), "--ensemble", str(first.latest_checkpoint())]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "encoder contact" in err and "does not extend it" in err
+    # an ensemble is evaluated, never trained: a run refuses it as its start
+    with pytest.raises(checkpoint.CheckpointError, match="an ensemble, which self-play does not train"):
+        Trainer(
+            make_config(dict(TINY, name="again", encoder="contact", init=str(out))), tmp_path, progress=False
+        )
 
 
 def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():

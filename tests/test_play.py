@@ -24,8 +24,6 @@ from tests.boards import pos
 ROOT = Path(__file__).resolve().parent.parent
 
 
-
-
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Path:
     return tiny_checkpoint(tmp_path_factory.mktemp("net") / "tiny.pt")

@@ -25,9 +25,7 @@ print("TORCH" if "torch" in sys.modules else "NO TORCH", code, file=sys.stderr)
 
 
 def _modules_after(argv: list[str]) -> tuple[str, str]:
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, timeout=120)
     return proc.stdout, proc.stderr.strip().splitlines()[-1]
 
 

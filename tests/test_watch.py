@@ -98,4 +98,3 @@ def test_ctrl_c_during_watch_exits_130_without_a_traceback(monkeypatch, capsys):
     assert len([line for line in out.splitlines() if PLAY_LINE.match(line)]) == 3
     assert "wins" not in out
     assert err == "\nbgnet: interrupted\n" and "Traceback" not in err
-

@@ -443,8 +443,10 @@ def test_bgnet_web_prints_its_url_and_serves_the_pages(ckpt):
         assert status == 200 and "/static/board.js" in page
         assert call(base, "GET", "/analysis")[0] == 200
         status, js = call(base, "GET", "/static/board.js")
-        assert status == 200 and "class Turn" in js and "http" not in js.replace(
-            "http://www.w3.org/2000/svg", ""
+        assert (
+            status == 200
+            and "class Turn" in js
+            and "http" not in js.replace("http://www.w3.org/2000/svg", "")
         )
         assert call(base, "GET", "/api/analyze", params={"position": START, "dice": "31"})[0] == 200
     finally:

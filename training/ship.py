@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bgnet_training.ship checkpoints/runs/refine-ply1.pt bgnet/networks/bgnet-default.pt
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --race RACE.pt   # the race network of another run
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --ensemble OTHER.pt   # main networks averaged
 
 The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 ``--checkpoint``); it is about half the size of the training checkpoint.  With
@@ -9,7 +10,11 @@ The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 trained only it, ``train_nets = "race"``); its run's name and counters are kept
 under ``race_source``.  A run that keeps a weight average (``average`` in its
 config, ``training/average.py``) ships the average, from each file; ``--live``
-ships the last weights instead.
+ships the last weights instead.  With ``--ensemble`` (repeatable), the main
+network is an ensemble (:class:`bgnet.network.EnsembleNet`): the mean of the
+probabilities of the source's main network and each other file's, every member
+reading the source's inputs (a member whose encoder the source's extends is
+grown to it with zero weights on the added inputs, which keeps its values).
 """
 
 from __future__ import annotations
@@ -20,8 +25,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bgnet import checkpoint
 from bgnet.errors import BgnetError
+from bgnet.network import EnsembleNet, MainNet, ValueNet
+from bgnet_training.grow import widen_into
 
 TRAINING_ONLY = ("optimizer", "rng", "average")
 
@@ -75,12 +84,38 @@ def with_race(state: dict[str, Any], other: dict[str, Any], source: str) -> dict
         raise checkpoint.CheckpointError(f"{source}: has no race network")
     if isinstance(other.get("race_source"), dict):  # made apart from the run (bgnet_training.onesided)
         return state | {"race": race, "race_source": other["race_source"]}
-    config = other.get("config")
-    name = config.get("name", "") if isinstance(config, dict) else ""
-    return state | {
-        "race": race,
-        "race_source": {"run": name, "counters": other.get("counters", {})},
+    return state | {"race": race, "race_source": provenance(other)}
+
+
+def provenance(state: dict[str, Any]) -> dict[str, Any]:
+    """The run a checkpoint dict comes from: its config's name and its counters."""
+    config = state.get("config")
+    return {
+        "run": config.get("name", "") if isinstance(config, dict) else "",
+        "counters": state.get("counters", {}),
     }
+
+
+def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """``state`` with its main network replaced by the ensemble of its own and each of ``others``'
+    (checkpoint dicts and where they were read), grown to ``state``'s encoder where it extends theirs."""
+    model, encoder = checkpoint.network_from(state, "the source")
+    nets: list[MainNet] = [model]
+    for other, source in others:
+        theirs, their_encoder = checkpoint.network_from(other, source)
+        if their_encoder.name != encoder.name:
+            if encoder.extends != their_encoder.name or not isinstance(theirs, ValueNet):
+                raise checkpoint.CheckpointError(
+                    f"{source}: its main network reads encoder {their_encoder.name}, the source's "
+                    f"{encoder.name}, which does not extend it"
+                )
+            grown = ValueNet(encoder.width, theirs.shape["hidden"], theirs.shape["activation"])
+            widen_into(grown, theirs, np.random.default_rng(0))
+            theirs = grown
+        nets.append(theirs)
+    ensemble = EnsembleNet.of(nets)
+    sources = [provenance(s) for s in [state, *(other for other, _ in others)]]
+    return state | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("source", type=Path, help="a training checkpoint")
     ap.add_argument("target", type=Path, help="the shipped network file to write")
     ap.add_argument("--race", type=Path, metavar="FILE", help="take the race network from this checkpoint")
+    ap.add_argument(
+        "--ensemble",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="average the main network's probabilities with this checkpoint's main network (repeatable)",
+    )
     ap.add_argument(
         "--live",
         action="store_true",
@@ -109,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         state = pick(args.source)
         if args.race is not None:
             state = with_race(state, pick(args.race), str(args.race))
+        if args.ensemble:
+            state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)

@@ -131,6 +131,8 @@ class SelfPlayChooser:
         self.rng = rng
         self.policy = evaluator
         if dtype != torch.float32:
+            if not isinstance(evaluator.model, ValueNet):
+                raise ValueError("self-play trains one value network, not an ensemble")
             self.policy = NetEvaluator(
                 evaluator.model.cast_copy(dtype),
                 evaluator.encoder,
@@ -142,8 +144,9 @@ class SelfPlayChooser:
 
     def refresh(self) -> None:
         """Copy the trained network's weights into the low-precision copy (nothing to do in float32)."""
-        if self.policy is not self.evaluator:
-            self.policy.model.copy_weights_from(self.evaluator.model)
+        policy, trained = self.policy.model, self.evaluator.model
+        if policy is not trained and isinstance(policy, ValueNet) and isinstance(trained, ValueNet):
+            policy.copy_weights_from(trained)
 
     def __call__(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
         rows = self.policy.choose(batch, player)
@@ -491,8 +494,9 @@ class Trainer:
                     f"{source}: its {name} network uses encoder {src_encoder.name}, this run {encoder.name}"
                 )
             if not isinstance(src_model, ValueNet) or not isinstance(model, ValueNet):
+                kind = {"ensemble": "an ensemble"}.get(src_model.shape.get("kind", ""), "one-sided")
                 raise CheckpointError(
-                    f"{source}: its {name} network is one-sided, which self-play does not train"
+                    f"{source}: its {name} network is {kind}, which self-play does not train"
                 )
             widen_into(model, src_model, self.rng)
             if with_optimizers:
