@@ -12,13 +12,13 @@ from boards import TINY_RUN, pos
 from bgnet import checkpoint
 from bgnet.encoding import CONTACT, EXTENDED, RACE
 from bgnet.evaluator import FunctionEvaluator, NetEvaluator
-from bgnet.lockstep import FinishedGame
+from bgnet.lockstep import FinishedGame, Lockstep
 from bgnet.network import EnsembleNet, ValueNet, build_network
 from bgnet.position import STARTING, flip
 from bgnet.pubeval import is_race
-from bgnet_training.config import make_config
+from bgnet_training.config import ConfigError, make_config
 from bgnet_training.grow import widen_into
-from bgnet_training.train import Trainer, training_targets
+from bgnet_training.train import SelfPlayChooser, Trainer, training_targets
 
 TINY = dict(TINY_RUN, race_hidden=(6,), games=24, checkpoint_every=8)
 
@@ -108,6 +108,35 @@ def test_the_2ply_target_of_a_short_race_to_bear_off_is_its_brute_force_value():
     np.testing.assert_allclose(ply2[0], [win, 0, 0, 0, 0], atol=1e-6)
     _, _, ply1 = training_targets(ev, [game], lam=0.7, target="ply1")  # 1-ply: they win whenever we miss
     np.testing.assert_allclose(ply1[0], [ours / 36, 0, 0, 0, 0], atol=1e-6)
+
+
+def test_a_search_share_labels_that_share_of_the_positions_by_search_and_the_rest_by_td(tmp_path):
+    torch.manual_seed(1)
+    ev = NetEvaluator(ValueNet(EXTENDED.width, (8,)), EXTENDED)
+    rng = np.random.default_rng(2)
+    engine = Lockstep(2, 2, rng, record=True)
+    games = []
+    while engine.running:
+        games += engine.step(SelfPlayChooser(ev, 0.0, rng))
+    _, _, td = training_targets(ev, games, lam=0.7, target="td")
+    boards, values, ply1 = training_targets(ev, games, lam=0.7, target="ply1")
+    assert len(boards) > 40 and not np.allclose(td, ply1, atol=1e-3)
+    _, mixed_values, mixed = training_targets(
+        ev, games, lam=0.7, target="ply1", share=0.3, rng=np.random.default_rng(7)
+    )
+    picked = np.random.default_rng(7).random(len(boards)) < 0.3
+    assert 0 < picked.sum() < len(boards)
+    np.testing.assert_allclose(mixed_values, values)
+    np.testing.assert_allclose(mixed[picked], ply1[picked], atol=1e-6)
+    np.testing.assert_allclose(mixed[~picked], td[~picked], atol=1e-6)
+    with pytest.raises(ValueError, match="needs an rng"):
+        training_targets(ev, games, lam=0.7, target="ply1", share=0.3)
+    for bad in (dict(search_share=0.0), dict(search_share=1.5), dict(search_share=0.5, target="td")):
+        with pytest.raises(ConfigError, match="search_share"):
+            make_config(dict(TINY, **bad))
+    # a run with a search share trains and resumes like any other
+    cfg = make_config(dict(TINY, games=8, target="ply1", search_share=0.25))
+    assert Trainer(cfg, tmp_path, progress=False).run().games == 8
 
 
 class CoversOne:

@@ -316,3 +316,15 @@ def test_a_self_play_worker_refreshes_its_bfloat16_policy_with_the_weights_it_is
         assert torch.equal(mine, theirs.to(torch.bfloat16))
     batch = worker.play(8)
     assert batch.games >= 8 and batch.version == 7
+
+
+def test_train_help_lists_every_config_field(capsys):
+    from bgnet.cli import main
+    from bgnet_training.config import FIELDS
+
+    with pytest.raises(SystemExit) as done:
+        main(["train", "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert all(f"--{name.replace('_', '-')}" in out for name in FIELDS)
+    assert "3% of" in " ".join(out.split())  # a docstring's % is text, not a format

@@ -31,7 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
     for name in FIELDS:
         group.add_argument(
-            f"--{name.replace('_', '-')}", dest=f"set_{name}", metavar="V", help=docs.get(name)
+            f"--{name.replace('_', '-')}",
+            dest=f"set_{name}",
+            metavar="V",
+            help=docs.get(name, "").replace("%", "%%"),  # argparse formats help with %
         )
 
 

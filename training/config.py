@@ -75,6 +75,12 @@ class TrainConfig:
     positions, the exact expectation over the 21 rolls with each side's best 0-ply reply) or ``ply2``
     (the same over two rolls: each side's best 0-ply reply valued at 1-ply)."""
 
+    search_share: float = 1.0
+    """With search targets (``ply1``, ``ply2``), the share of the positions labelled by the search, drawn
+    at random; the others get their game's lambda-returns, as with ``td``.  A 1-ply label evaluates about
+    420 positions (the replies to 21 rolls), a 0-ply play chooses among about 17, so a share spreads a
+    budget of labels over more games."""
+
     train_nets: str = "all"
     """Which phase networks learn: ``all``, or only ``main`` or ``race`` (the other one still plays, frozen;
     only the trained network's positions are labelled, which is what makes search targets for one phase
@@ -216,6 +222,8 @@ class TrainConfig:
         need(all(h >= 1 for h in self.race_hidden), "race_hidden", "positive widths (or empty)")
         need(self.race_lr_scale > 0, "race_lr_scale", "must be > 0")
         need(self.target in TARGET_PLY, "target", "td, ply1 or ply2")
+        need(0 < self.search_share <= 1, "search_share", "must be in (0, 1]")
+        need(self.search_share == 1 or self.target != "td", "search_share", "needs target ply1 or ply2")
         need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
         need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")

@@ -206,7 +206,13 @@ def selfplay(
 
 
 def training_targets(
-    evaluator: NetEvaluator, games: list[FinishedGame], lam: float, target: str, nets: str = "all"
+    evaluator: NetEvaluator,
+    games: list[FinishedGame],
+    lam: float,
+    target: str,
+    nets: str = "all",
+    share: float = 1.0,
+    rng: np.random.Generator | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The positions of ``games``, their current 0-ply values and their targets, each for its side on roll.
 
@@ -218,13 +224,15 @@ def training_targets(
     from the evaluator as it plays: exact where the game is over or the
     bearoff database covers the position.  ``nets`` other than ``"all"``
     keeps only the positions that phase network values and the bearoff
-    database does not cover (only they are labelled).
+    database does not cover (only they are labelled).  A search ``share``
+    under 1 labels only that share of the positions by the search, drawn with
+    ``rng``; the others keep their lambda-returns.
     """
     lengths = np.array([len(g.history) for g in games])
     boards = np.concatenate([g.history for g in games])
     rows = None if nets == "all" else trained_rows(evaluator, boards, nets)
     ply = TARGET_PLY[target]
-    if ply:
+    if ply and share >= 1:
         if rows is not None:
             boards = boards[rows]
         if len(boards) == 0:
@@ -240,7 +248,13 @@ def training_targets(
         same[k, : lengths[k]] = g.same_side()[: lengths[k]]
     targets = lambda_returns(values, lengths, finals, lam, same if same.any() else None)[valid]
     if rows is not None:
-        return boards[rows], flat[rows], targets[rows]
+        boards, flat, targets = boards[rows], flat[rows], targets[rows]
+    if ply:
+        if rng is None:
+            raise ValueError("a search share under 1 needs an rng to draw the positions it labels")
+        pick = np.flatnonzero(rng.random(len(boards)) < share)
+        if len(pick):
+            targets[pick] = evaluator.probabilities(boards[pick], ply=ply)
     return boards, flat, targets
 
 
@@ -585,7 +599,7 @@ class Trainer:
             if len(pending) < cfg.train_games and engine.running:
                 continue
             boards, values, targets = training_targets(
-                self.evaluator, pending, cfg.lam, cfg.target, cfg.train_nets
+                self.evaluator, pending, cfg.lam, cfg.target, cfg.train_nets, cfg.search_share, self.rng
             )
             yield GameBatch(boards, values, targets, len(pending), st.updates, -1)
             choose.refresh()  # the batch has been trained on
