@@ -99,7 +99,7 @@ def _network_from(state: dict[str, Any], source: str, *, race: bool) -> tuple[Ra
     try:
         model = build_network(shape)
         model.load_state_dict(weights)
-    except (RuntimeError, TypeError, ValueError) as e:
+    except (KeyError, RuntimeError, TypeError, ValueError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
         raise CheckpointError(f"{source}: weights do not match the network shape {shape}: {first}") from None
     if isinstance(model, OneSidedRaceNet) and (not race or encoder.name != "race"):

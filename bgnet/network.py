@@ -206,12 +206,18 @@ RaceNet = ValueNet | OneSidedRaceNet | EnsembleNet
 
 
 def build_network(shape: dict[str, Any]) -> RaceNet:
-    """The network a checkpoint's ``shape`` describes (``kind``: ``value`` by default, or ``one-sided``)."""
+    """The network a checkpoint's ``shape`` describes (``kind``: ``value`` by default, ``one-sided`` or
+    ``ensemble``)."""
     kind = shape.get("kind", "value")
     if kind == "one-sided":
         return OneSidedRaceNet(shape["inputs"], shape["hidden"], shape["activation"], shape.get("rolls", 64))
     if kind == "ensemble":
-        return EnsembleNet(shape["members"])
+        ensemble = EnsembleNet(shape["members"])
+        if ensemble.shape["inputs"] != shape["inputs"]:
+            raise ValueError(
+                f"an ensemble of {shape['inputs']} inputs has members of {ensemble.shape['inputs']}"
+            )
+        return ensemble
     if kind != "value":
         raise ValueError(f"unknown network kind {kind!r}")
     return ValueNet(shape["inputs"], shape["hidden"], shape["activation"])

@@ -134,9 +134,13 @@ def test_a_search_share_labels_that_share_of_the_positions_by_search_and_the_res
     for bad in (dict(search_share=0.0), dict(search_share=1.5), dict(search_share=0.5, target="td")):
         with pytest.raises(ConfigError, match="search_share"):
             make_config(dict(TINY, **bad))
-    # a run with a search share trains and resumes like any other
+    # a run with a search share trains, and resumes
     cfg = make_config(dict(TINY, games=8, target="ply1", search_share=0.25))
     assert Trainer(cfg, tmp_path, progress=False).run().games == 8
+    again = Trainer(
+        make_config(dict(TINY, games=16, target="ply1", search_share=0.25)), tmp_path, progress=False
+    )
+    assert again.state.games == 8 and again.run().games == 16
 
 
 class CoversOne:
@@ -396,6 +400,25 @@ def test_a_shipped_ensemble_averages_the_main_networks_of_its_files(tmp_path, ca
     np.testing.assert_allclose(shipped.probabilities(race), first.evaluator.probabilities(race), atol=1e-6)
     sources = checkpoint.read(out)["ensemble_sources"]
     assert [s["run"] for s in sources] == ["tiny", "other"]
+    # an ensemble joins as its members, grown like any other (here the extended pair into contact)
+    pair = tmp_path / "pair.pt"
+    assert (
+        ship([str(other.latest_checkpoint()), str(pair), "--ensemble", str(other.latest_checkpoint())]) == 0
+    )
+    assert ship([str(first.latest_checkpoint()), str(out), "--ensemble", str(pair)]) == 0
+    trio = NetEvaluator.from_checkpoint(out, bearoff=False)
+    assert isinstance(trio.model, EnsembleNet) and len(trio.model.nets) == 3
+    third = (first.evaluator.probabilities(contact) + 2 * other.evaluator.probabilities(contact)) / 3
+    np.testing.assert_allclose(trio.probabilities(contact), third, atol=1e-6)
+    assert [s["run"] for s in checkpoint.read(out)["ensemble_sources"]] == ["tiny", "other", "other"]
+    # a malformed ensemble description is one CheckpointError, not a KeyError
+    state = checkpoint.read(out)
+    broken = state | {"shape": state["shape"] | {"members": [{"hidden": [8]}]}}
+    with pytest.raises(checkpoint.CheckpointError, match="do not match the network shape"):
+        checkpoint.network_from(broken)
+    wider = state | {"shape": state["shape"] | {"inputs": CONTACT.width + 1}}
+    with pytest.raises(checkpoint.CheckpointError):
+        checkpoint.network_from(wider)
     # a member must read the source's inputs or inputs the source's encoder extends
     capsys.readouterr()
     assert ship([str(other.latest_checkpoint()), str(out), "--ensemble", str(first.latest_checkpoint())]) == 2
@@ -571,3 +594,14 @@ def test_shipping_weight_averages_takes_each_network_from_its_own_file(tmp_path)
     for k, v in shipped["race"]["model"].items():
         torch.testing.assert_close(v, race_run.evaluator.race[0].state_dict()[k])
     NetEvaluator.from_checkpoint(out, bearoff=False)  # and it loads
+
+
+def test_an_ensemble_is_only_made_of_networks_of_one_game(tmp_path, capsys):
+    from bgnet_training.ship import main as ship
+
+    networks = checkpoint.DEFAULT.parent / "variants"
+    out = tmp_path / "mixed.pt"
+    assert ship([str(networks / "portes.pt"), str(out), "--ensemble", str(networks / "plakoto.pt")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "plays plakoto; the source plays portes" in err
+    assert not out.exists()

@@ -100,22 +100,37 @@ def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -
     """``state`` with its main network replaced by the ensemble of its own and each of ``others``'
     (checkpoint dicts and where they were read), grown to ``state``'s encoder where it extends theirs."""
     model, encoder = checkpoint.network_from(state, "the source")
+    game = checkpoint.variant_label(state)
     nets: list[MainNet] = [model]
     for other, source in others:
+        if checkpoint.variant_label(other) != game:
+            raise checkpoint.CheckpointError(
+                f"{source} plays {checkpoint.variant_label(other)}; the source plays {game}"
+            )
         theirs, their_encoder = checkpoint.network_from(other, source)
-        if their_encoder.name != encoder.name:
-            if encoder.extends != their_encoder.name or not isinstance(theirs, ValueNet):
-                raise checkpoint.CheckpointError(
-                    f"{source}: its main network reads encoder {their_encoder.name}, the source's "
-                    f"{encoder.name}, which does not extend it"
-                )
-            grown = ValueNet(encoder.width, theirs.shape["hidden"], theirs.shape["activation"])
-            widen_into(grown, theirs, np.random.default_rng(0))
-            theirs = grown
-        nets.append(theirs)
+        if their_encoder.name == encoder.name:
+            nets.append(theirs)
+            continue
+        if encoder.extends != their_encoder.name:
+            raise checkpoint.CheckpointError(
+                f"{source}: its main network reads encoder {their_encoder.name}, the source's "
+                f"{encoder.name}, which does not extend it"
+            )
+        for member in theirs.nets if isinstance(theirs, EnsembleNet) else [theirs]:
+            grown = ValueNet(encoder.width, member.shape["hidden"], member.shape["activation"])
+            widen_into(grown, member, np.random.default_rng(0))
+            nets.append(grown)
     ensemble = EnsembleNet.of(nets)
-    sources = [provenance(s) for s in [state, *(other for other, _ in others)]]
+    sources = [p for s in [state, *(other for other, _ in others)] for p in provenance_of_members(s)]
     return state | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
+
+
+def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Where each main network of a checkpoint dict comes from: its own ``ensemble_sources`` when it is an
+    ensemble already, else its run (:func:`provenance`) and its weight average's note, if shipped averaged."""
+    if isinstance(state.get("ensemble_sources"), list):
+        return list(state["ensemble_sources"])
+    return [provenance(state) | {"averaged": state.get("averaged")}]
 
 
 def main(argv: list[str] | None = None) -> int:
