@@ -88,7 +88,7 @@ def _network_from(state: dict[str, Any], source: str, *, race: bool) -> tuple[Ra
         )
     try:
         shape = state["shape"]
-        inputs, _, _ = shape["inputs"], shape["hidden"], shape["activation"]
+        inputs = shape["inputs"]  # the rest of the shape is its kind's (build_network)
         weights = state["model"]
     except (KeyError, TypeError) as e:
         raise CheckpointError(f"{source} lacks its network description ({type(e).__name__}: {e})") from None

@@ -175,8 +175,6 @@ class EnsembleNet(nn.Module):
         self.shape: dict[str, Any] = {
             "kind": "ensemble",
             "inputs": widths.pop(),
-            "hidden": [],
-            "activation": "mean",
             "members": [dict(m.shape) for m in self.nets],
         }
 

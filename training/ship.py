@@ -103,10 +103,9 @@ def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -
     game = checkpoint.variant_label(state)
     nets: list[MainNet] = [model]
     for other, source in others:
-        if checkpoint.variant_label(other) != game:
-            raise checkpoint.CheckpointError(
-                f"{source} plays {checkpoint.variant_label(other)}; the source plays {game}"
-            )
+        their_game = checkpoint.variant_label(other)
+        if their_game != game:
+            raise checkpoint.CheckpointError(f"{source} plays {their_game}; the source plays {game}")
         theirs, their_encoder = checkpoint.network_from(other, source)
         if their_encoder.name == encoder.name:
             nets.append(theirs)

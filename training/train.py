@@ -130,11 +130,14 @@ class SelfPlayChooser:
         self.epsilon = epsilon
         self.rng = rng
         self.policy = evaluator
+        self._copy: tuple[ValueNet, ValueNet] | None = None  # (the low-precision copy, the trained network)
         if dtype != torch.float32:
-            if not isinstance(evaluator.model, ValueNet):
+            model = evaluator.model
+            if not isinstance(model, ValueNet):
                 raise ValueError("self-play trains one value network, not an ensemble")
+            self._copy = (model.cast_copy(dtype), model)
             self.policy = NetEvaluator(
-                evaluator.model.cast_copy(dtype),
+                self._copy[0],
                 evaluator.encoder,
                 evaluator.device,
                 race=evaluator.race,
@@ -144,9 +147,9 @@ class SelfPlayChooser:
 
     def refresh(self) -> None:
         """Copy the trained network's weights into the low-precision copy (nothing to do in float32)."""
-        policy, trained = self.policy.model, self.evaluator.model
-        if policy is not trained and isinstance(policy, ValueNet) and isinstance(trained, ValueNet):
-            policy.copy_weights_from(trained)
+        if self._copy is not None:
+            copy, trained = self._copy
+            copy.copy_weights_from(trained)
 
     def __call__(self, batch: MoveBatch, player: np.ndarray) -> np.ndarray:
         rows = self.policy.choose(batch, player)
