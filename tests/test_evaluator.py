@@ -209,6 +209,55 @@ def test_2_ply_matches_the_reference_with_gnubg_style_and_full_expectimax_replie
     np.testing.assert_allclose(got, want, atol=2e-6)
 
 
+_W2 = np.random.default_rng(8).normal(size=(3, 52)) / 4
+
+
+def other_linear_fn(boards: np.ndarray) -> np.ndarray:
+    """linear_fn with other weights: a screen that often picks other plays than linear_fn would."""
+    b = np.asarray(boards, dtype=np.float64).reshape(-1, 26)
+    x = np.concatenate([np.maximum(b, 0), np.maximum(-b, 0)], axis=1)
+    z = 1 / (1 + np.exp(-(x @ _W2.T)))
+    return np.stack(
+        [z[:, 0], z[:, 0] * z[:, 1] / 2, 0 * z[:, 0], (1 - z[:, 0]) * z[:, 2] / 2, 0 * z[:, 0]], 1
+    )
+
+
+def static(fn, boards: np.ndarray) -> np.ndarray:
+    """0-ply values: exact where the game is over, else ``fn``."""
+    over, exact = final_probabilities(boards)
+    return np.where(over[:, None], exact, np.asarray(fn(boards), dtype=np.float32))
+
+
+def screened_reference(fn, pick, board: np.ndarray) -> np.ndarray:
+    """The 1-ply value when ``pick`` chooses each roll's reply and ``fn`` values the reply chosen."""
+    total = np.zeros(5)
+    for d, w in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
+        res = generate(board[None], np.array([[d.high, d.low]])).positions
+        if len(res) == 0:
+            total += w * flip_probs(static(fn, flip_board(board)[None])[0])
+            continue
+        best = res[int(np.argmax(equity(flip_probs(static(pick, res)))))]
+        total += w * flip_probs(static(fn, best[None])[0])
+    return total.astype(np.float32)
+
+
+def test_a_screen_picks_the_replies_of_the_last_ply_and_the_evaluator_values_them():
+    boards = np.concatenate([data_boards(kind, 3) for kind in ("strong", "bearoff_hit", "bar_vs_board")])
+    ev = FunctionEvaluator(linear_fn)
+    plain = ev.probabilities(boards, 1)
+    ev.screen = FunctionEvaluator(other_linear_fn)
+    got = ev.probabilities(boards, 1)
+    want = np.array([screened_reference(linear_fn, other_linear_fn, b) for b in boards])
+    np.testing.assert_allclose(got, want, atol=2e-6)
+    # the screen's picks are worse by linear_fn's own values: never better, here worse somewhere
+    assert (equity(got) <= equity(plain) + 1e-6).all() and (equity(got) < equity(plain) - 1e-4).any()
+    # a screen that values as the evaluator does picks the same replies: the same 1-ply and 2-ply values
+    ev.screen = FunctionEvaluator(linear_fn)
+    np.testing.assert_allclose(ev.probabilities(boards, 1), plain, atol=1e-6)
+    two = FunctionEvaluator(linear_fn, inner=(MoveFilter(1, 0.0),)).probabilities(boards[:2], 2)
+    np.testing.assert_allclose(ev.probabilities(boards[:2], 2), two, atol=1e-6)
+
+
 def test_the_inner_filter_with_room_for_every_play_is_the_full_expectimax():
     boards = data_boards("bearoff_hit", 3)
     full = FunctionEvaluator(linear_fn, inner=())

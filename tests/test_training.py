@@ -316,6 +316,9 @@ def test_a_self_play_worker_refreshes_its_bfloat16_policy_with_the_weights_it_is
         assert torch.equal(mine, theirs.to(torch.bfloat16))
     batch = worker.play(8)
     assert batch.games >= 8 and batch.version == 7
+    # search targets pick their replies with the same copy (the evaluator's screen); float32 has none
+    assert worker.evaluator.screen is worker.choose.policy
+    assert SelfPlayWorker(tiny().to_dict(), 1, [3]).evaluator.screen is None
 
 
 def test_train_help_lists_every_config_field(capsys):

@@ -192,7 +192,9 @@ def selfplay(
 ) -> tuple[Lockstep, SelfPlayChooser]:
     """The engine and chooser of self-play (the learner's in-process mode and every worker's): ``games``
     recorded games of the run's game in lockstep (from the config's ``start``), with its exploration, 1-2
-    narrowing and policy precision (refresh the chooser after each update)."""
+    narrowing and policy precision (refresh the chooser after each update).  With a low-precision policy
+    the evaluator's :attr:`~bgnet.evaluator.Evaluator.screen` becomes the policy's copy, so that search
+    targets pick their replies in that precision too."""
     engine = Lockstep(
         cfg.parallel_games,
         games,
@@ -203,9 +205,11 @@ def selfplay(
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
     )
-    return engine, SelfPlayChooser(
-        evaluator, cfg.epsilon, rng, policy_dtype(cfg.policy_dtype, evaluator.device)
-    )
+    chooser = SelfPlayChooser(evaluator, cfg.epsilon, rng, policy_dtype(cfg.policy_dtype, evaluator.device))
+    # Search targets pick each roll's reply as self-play picks its plays (in the policy's precision);
+    # the replies picked keep the trained network's values.
+    evaluator.screen = None if chooser.policy is evaluator else chooser.policy
+    return engine, chooser
 
 
 def training_targets(
