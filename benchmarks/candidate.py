@@ -9,9 +9,10 @@ measure (and, with ``--json FILE``, writes them all):
 
 * the 300-position benchmark sample of gnubg's files (contact, crashed,
   race), 0-ply, paired against ``--against`` (default: the shipped network);
-* the larger sets, wildbg's position lists labelled by gnubg-nn at 2-ply
-  (``bgnet bench label ... --ply 2 --rolls 2 --seed 1``: about 15 and 2
-  CPU-minutes, done once and kept in ``--labels``), paired the same way;
+* the larger sets, wildbg's position lists and the crashed positions of
+  ``benchmarks/data/crashed-positions.txt`` labelled by gnubg-nn at 2-ply
+  (``bgnet bench label ... --ply 2 --rolls 2 --seed 1``: about 15, 2 and
+  4 CPU-minutes, done once and kept in ``--labels``), paired the same way;
 * unless ``--no-play``: ``--games`` cubeless games against gnubg 0-ply (seed
   2), head to head against ``--against`` (seed 11) and against pubeval (seed
   1), each with duplicate dice, two processes, and luck-adjusted by stage 1's
@@ -51,15 +52,20 @@ def bench(*args: str) -> dict:
     return json.loads(run_bench(*args, "--json"))
 
 
-def labelled(labels: Path, name: str) -> Path:
-    """wildbg's ``name`` list labelled by gnubg-nn 2-ply, made once under ``labels``."""
-    out = labels / f"wildbg-{name}-2ply.jsonl"
+CRASHED = ROOT / "benchmarks" / "data" / "crashed-positions.txt"
+"""1,000 crashed positions of the shipped network's self-play (``benchmarks/crashed_positions.py``)."""
+
+
+def labelled(labels: Path, name: str, source: Path | None = None) -> Path:
+    """wildbg's ``name`` list (or the list ``source``) labelled by gnubg-nn 2-ply, made once under
+    ``labels``."""
+    out = labels / (f"wildbg-{name}-2ply.jsonl" if source is None else f"{name}-2ply.jsonl")
     if not out.is_file():
         labels.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".part")
         run_bench(
             "label",
-            str(WILDBG / f"{name}.csv"),
+            str(WILDBG / f"{name}.csv" if source is None else source),
             "--out",
             str(tmp),
             "--ply",
@@ -127,6 +133,7 @@ def main() -> None:
         ),
         "contact": decisions("larger contact set", [labelled(args.labels, "contact")], cand, old),
         "race": decisions("larger race set", [labelled(args.labels, "race")], cand, old),
+        "crashed": decisions("larger crashed set", [labelled(args.labels, "crashed", CRASHED)], cand, old),
     }
     if not args.no_play:
         me = f"bgnet:checkpoint={cand}"
