@@ -26,6 +26,7 @@ the same dice.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
@@ -57,9 +58,13 @@ CRASHED = ROOT / "benchmarks" / "data" / "crashed-positions.txt"
 
 
 def labelled(labels: Path, name: str, source: Path | None = None) -> Path:
-    """wildbg's ``name`` list (or the list ``source``) labelled by gnubg-nn 2-ply, made once under
-    ``labels``."""
-    out = labels / (f"wildbg-{name}-2ply.jsonl" if source is None else f"{name}-2ply.jsonl")
+    """wildbg's ``name`` list (or the list ``source``, its labels named after its contents, so that a
+    regenerated list is labelled again) labelled by gnubg-nn 2-ply, made once under ``labels``."""
+    if source is None:
+        out = labels / f"wildbg-{name}-2ply.jsonl"
+    else:
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:12]
+        out = labels / f"{name}-{digest}-2ply.jsonl"
     if not out.is_file():
         labels.mkdir(parents=True, exist_ok=True)
         tmp = out.with_suffix(".part")

@@ -1,16 +1,17 @@
-"""A larger crashed set: positions gnubg classifies as crashed, drawn from bgnet's own self-play.
+"""A larger crashed set: crashed positions (gnubg's test) drawn from bgnet's own self-play.
 
 The 300-position sample holds about a hundred crashed decisions, and
 wildbg's lists hold contact and race positions only, so crashed positions
 (one side with few checkers left in play outside its deepest points; gnubg's
 ``classify``) are too few to compare networks on.  This script plays
 ``--games`` self-play games of a network at 0-ply (default: the shipped one),
-keeps each distinct position whose side on roll gnubg-nn classifies as
-crashed, draws ``--positions`` of them with ``--seed`` and writes their
-Position IDs, one a line, for ``bgnet bench label`` (gnubg-nn 2-ply, as the
-larger contact and race sets; ``benchmarks/candidate.py`` does it once and
+keeps each distinct crashed position (:func:`bgnet.pubeval.is_crashed`,
+gnubg's ``ClassifyPosition`` test), seen by the side on roll, draws
+``--positions`` of them with ``--seed`` and writes their Position IDs, one
+a line, for ``bgnet bench label`` (gnubg-nn 2-ply, as the larger contact and
+race sets; ``benchmarks/candidate.py`` does it once and
 keeps the labels in ``runs/labels``).  The positions are bgnet's; gnubg only
-classifies and labels them, to measure.
+labels them, to measure.
 
     .venv/bin/python benchmarks/crashed_positions.py --out benchmarks/data/crashed-positions.txt
 """
@@ -24,9 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from bgnet.evaluator import NetEvaluator
-from bgnet.formats import board_to_gnubg, position_ids
+from bgnet.formats import position_ids
 from bgnet.lockstep import Lockstep
-from bgnet.players import import_gnubg
+from bgnet.pubeval import is_crashed
 
 
 def main() -> None:
@@ -37,7 +38,6 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=3)
     args = ap.parse_args()
-    g = import_gnubg()
     ev = NetEvaluator.from_checkpoint(args.checkpoint)
     rng = np.random.default_rng(args.seed)
     engine = Lockstep(256, args.games, rng, record=True)
@@ -47,8 +47,7 @@ def main() -> None:
     while engine.running:
         for game in engine.step(choose):
             seen += len(game.history)
-            crashed = [g.classify(board_to_gnubg(b)) == g.c_crashed for b in game.history]
-            for pid in position_ids(game.history[np.array(crashed, dtype=bool)]):
+            for pid in position_ids(game.history[is_crashed(game.history)]):
                 found[pid] = None
     ids = list(found)
     picked = [ids[i] for i in sorted(rng.permutation(len(ids))[: args.positions])]

@@ -11,7 +11,7 @@ times:
   smaller blocks (``bgnet.evaluator._CPU_FORWARD``);
 * ``screened``: the config's ``policy_dtype`` copy (bfloat16 where the CPU
   computes in it) picks each roll's reply and only the replies picked are
-  valued in float32 (``Evaluator.screen``), what training does.
+  valued in float32 (``Evaluator.screen``, ``SelfPlayChooser.screen``), what training does.
 
 It prints labels a second of each and how far the screened labels are from
 float32's (equity, mEMG).  The machine is noisy: read the ratios.
@@ -52,7 +52,7 @@ def main() -> None:
         raise SystemExit("labels.py: the config has no init checkpoint; give --checkpoint")
     ev = NetEvaluator.from_checkpoint(ROOT / source, race_lookahead=False)
     engine, choose = selfplay(cfg, ev, args.games, np.random.default_rng(args.seed))
-    screen = ev.screen
+    screen = choose.screen
     if screen is None:
         raise SystemExit(f"labels.py: policy_dtype {cfg.policy_dtype!r} gives no low-precision copy here")
     games: list = []
@@ -70,10 +70,10 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, (scr, rows) in ways.items():
             evaluator_module._CPU_FORWARD = rows
-            ev.screen = scr
-            t = time.perf_counter()
-            labels[name] = ev.probabilities(boards, ply=1)
-            dt = time.perf_counter() - t
+            with ev.screened(scr):
+                t = time.perf_counter()
+                labels[name] = ev.probabilities(boards, ply=1)
+                dt = time.perf_counter() - t
             print(f"  {name:30s} {len(boards) / dt:7.1f} labels/s")
     evaluator_module._CPU_FORWARD = forward
     same = np.abs(labels["float32"] - labels["float32, one forward a chunk"]).max()

@@ -40,8 +40,8 @@ Classes
 A record's class is, in order: the JSON ``class`` field or the TSV column;
 ``contact``, ``crashed`` or ``race`` when the file name contains that word
 (gnubg's benchmark files are one class each); else ``race`` when no contact
-is left (:func:`bgnet.pubeval.is_race`) and ``contact`` otherwise (bgnet
-does not reproduce gnubg's ``crashed`` test).
+is left (:func:`bgnet.pubeval.is_race`), ``crashed`` by gnubg's crashed test
+(:func:`bgnet.pubeval.is_crashed`) and ``contact`` otherwise.
 
 Plays not listed
 ----------------
@@ -72,7 +72,7 @@ from bgnet.notation import format_play
 from bgnet.players import import_gnubg
 from bgnet.position import NUM_SLOTS
 from bgnet.probabilities import equity
-from bgnet.pubeval import is_race
+from bgnet.pubeval import is_crashed, is_race
 from bgnet.stats import mean_ci
 
 __all__ = [
@@ -160,7 +160,9 @@ def _class_from_name(name: str) -> str | None:
 
 
 def _fallback_class(board: np.ndarray) -> str:
-    return "race" if bool(is_race(board)[0]) else "contact"
+    if bool(is_race(board)[0]):
+        return "race"
+    return "crashed" if bool(is_crashed(board)[0]) else "contact"
 
 
 # --------------------------------------------------------------------------

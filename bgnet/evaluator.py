@@ -35,7 +35,10 @@ the bearoff database covers are exact and never searched, at every ply.
 So the 1-ply value is the average over the rolls of the best 0-ply reply's
 value, flipped; the 2-ply value averages, over S's rolls, the 1-ply value
 of the play S picks (by default its best 0-ply play, see ``inner``), and
-each of those averages the opponent's best 0-ply replies.
+each of those averages the opponent's best 0-ply replies.  An evaluator's
+optional :attr:`Evaluator.screen` (training sets it to a bfloat16 copy of
+the network) picks the plays of the last ply instead, and only the plays it
+picks are valued, at 0-ply, by the evaluator.
 
 Move filters
 ------------
@@ -84,7 +87,8 @@ thread.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, overload
@@ -126,7 +130,8 @@ _CHUNK = 1 << 16
 """Rows per move-generator chunk (the capacity of its buffers), and per network forward on a GPU."""
 _CPU_FORWARD = 1 << 12
 """Rows per network forward on the CPU: a 384-wide network's activations then stay in the caches, which
-makes 1-ply labels about 1.2x faster than forwards of :data:`_CHUNK` rows, with the same values."""
+made 1-ply labels about 1.4x faster than forwards of :data:`_CHUNK` rows (bit-identical labels in that
+measurement; docs/strength.md)."""
 _TURN_INPUTS = 256
 """Inputs per :meth:`Variant.generate` call in the search of a game with repeated turns (a 1-2 of
 acey-deucey has hundreds of whole turns)."""
@@ -351,7 +356,17 @@ class Evaluator:
         self.screen: Evaluator | None = None
         """An evaluator of the same game (e.g. a low-precision copy of this one's networks) that picks each
         roll's best reply at the last ply of a lookahead: this one values only the replies it picks, at
-        0-ply, instead of all of them.  None: this one picks too."""
+        0-ply, instead of all of them.  None (the default): this one picks too.  Set it for a call with
+        :meth:`screened`."""
+
+    @contextmanager
+    def screened(self, screen: Evaluator | None) -> Iterator[Evaluator]:
+        """This evaluator with :attr:`screen` set to ``screen`` inside the ``with`` block (restored after)."""
+        before, self.screen = self.screen, screen
+        try:
+            yield self
+        finally:
+            self.screen = before
 
     def finished(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(over, probs)``: which boards are finished games and their exact probabilities (side on roll)."""
@@ -489,7 +504,8 @@ class Evaluator:
         passed = []
         screen = self.screen if ply == 1 else None
         for lo, hi, batch in self._chunks(ply, pairs, dice):
-            results, depth = (screen or self)._rank(batch, ply - 1, self.inner, full=True)
+            picker = self if screen is None else screen
+            results, depth = picker._rank(batch, ply - 1, self.inner, full=True)
             again = _again(batch)
             # The mover's best: deepest evaluated, then the highest equity for the mover.
             rows = _segment_best_rows(_mover_equity(results, again), depth, batch.offsets)

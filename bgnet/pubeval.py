@@ -73,6 +73,7 @@ __all__ = [
     "ALL_OFF_SCORE",
     "WC",
     "WR",
+    "is_crashed",
     "is_race",
     "pubeval_best",
     "pubeval_choose",
@@ -211,6 +212,33 @@ def is_race(boards: np.ndarray) -> np.ndarray:
     """
     ours, theirs = _backs(_as_boards(boards))
     return ours <= theirs
+
+
+CRASHED_IN_PLAY = 6
+"""gnubg's ``N`` of its crashed test: the checkers a side keeps in play outside its deepest points."""
+
+
+def _crashed_side(in_play: np.ndarray, ace: np.ndarray, deuce: np.ndarray) -> np.ndarray:
+    """gnubg's test of one side (its ``ClassifyPosition``), from the side's checkers in play (bar
+    included) and on its ace and deuce points."""
+    n = CRASHED_IN_PLAY
+    stacked = (in_play <= n + ace) | ((deuce > 1) & (1 + in_play - (ace + deuce) <= n))
+    return (in_play <= n) | np.where(ace > 1, stacked, in_play <= n + (deuce - 1))
+
+
+def is_crashed(boards: np.ndarray) -> np.ndarray:
+    """Whether each board is crashed, gnubg's ``ClassifyPosition == CLASS_CRASHED`` (checked against
+    gnubg-nn's ``classify``): contact is left (not :func:`is_race`) and a side has few checkers left to
+    play with.  With ``n`` checkers in play, ``a`` on its ace point and ``d`` on its deuce point, a side
+    is crashed when ``n <= 6``; or, with ``a >= 2``, when ``n - a <= 6`` or (``d >= 2``)
+    ``n - a - d <= 5``; or, with ``a <= 1``, when ``n - d <= 5``.  gnubg values these positions with its
+    crashed network.  Symmetric in the two sides; takes ``(N, 26)`` or ``(26,)`` boards, returns
+    ``(N,)`` bools."""
+    b = _as_boards(boards).astype(np.int16)
+    ours, theirs = np.maximum(b, 0), np.maximum(-b, 0)
+    crashed = _crashed_side(ours.sum(axis=1), ours[:, 1], ours[:, 2])
+    crashed |= _crashed_side(theirs.sum(axis=1), theirs[:, NUM_SLOTS - 2], theirs[:, NUM_SLOTS - 3])
+    return crashed & ~is_race(b)
 
 
 def race_before_move(positions: np.ndarray, steps: np.ndarray) -> np.ndarray:

@@ -241,21 +241,44 @@ def screened_reference(fn, pick, board: np.ndarray) -> np.ndarray:
     return total.astype(np.float32)
 
 
+def screened_reference_2(fn, pick, board: np.ndarray) -> np.ndarray:
+    """The 2-ply value with the screen ``pick``: each roll's play is the best by ``fn`` at 0-ply (the
+    inner filter), valued at 1-ply with ``pick`` choosing the replies (:func:`screened_reference`)."""
+
+    def one_ply(b: np.ndarray) -> np.ndarray:
+        over, exact = final_probabilities(b[None])
+        return exact[0] if over[0] else screened_reference(fn, pick, b)
+
+    total = np.zeros(5)
+    for d, w in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
+        res = generate(board[None], np.array([[d.high, d.low]])).positions
+        if len(res) == 0:
+            total += w * flip_probs(one_ply(flip_board(board)))
+            continue
+        best = res[int(np.argmax(equity(flip_probs(static(fn, res)))))]
+        total += w * flip_probs(one_ply(best))
+    return total.astype(np.float32)
+
+
 def test_a_screen_picks_the_replies_of_the_last_ply_and_the_evaluator_values_them():
     boards = np.concatenate([data_boards(kind, 3) for kind in ("strong", "bearoff_hit", "bar_vs_board")])
     ev = FunctionEvaluator(linear_fn)
     plain = ev.probabilities(boards, 1)
-    ev.screen = FunctionEvaluator(other_linear_fn)
-    got = ev.probabilities(boards, 1)
+    with ev.screened(FunctionEvaluator(other_linear_fn)):
+        got = ev.probabilities(boards, 1)
+        two = ev.probabilities(boards[:2], 2)
+    assert ev.screen is None, "the screen is set for the block only"
     want = np.array([screened_reference(linear_fn, other_linear_fn, b) for b in boards])
     np.testing.assert_allclose(got, want, atol=2e-6)
     # the screen's picks are worse by linear_fn's own values: never better, here worse somewhere
     assert (equity(got) <= equity(plain) + 1e-6).all() and (equity(got) < equity(plain) - 1e-4).any()
-    # a screen that values as the evaluator does picks the same replies: the same 1-ply and 2-ply values
-    ev.screen = FunctionEvaluator(linear_fn)
-    np.testing.assert_allclose(ev.probabilities(boards, 1), plain, atol=1e-6)
-    two = FunctionEvaluator(linear_fn, inner=(MoveFilter(1, 0.0),)).probabilities(boards[:2], 2)
-    np.testing.assert_allclose(ev.probabilities(boards[:2], 2), two, atol=1e-6)
+    # at 2-ply the screen picks only the last ply's replies; the first ply's plays are the evaluator's
+    want2 = np.array([screened_reference_2(linear_fn, other_linear_fn, b) for b in boards[:2]])
+    np.testing.assert_allclose(two, want2, atol=2e-6)
+    assert np.abs(two - ev.probabilities(boards[:2], 2)).max() > 1e-4
+    # a screen that values as the evaluator does picks the same replies: the same 1-ply values
+    with ev.screened(FunctionEvaluator(linear_fn)):
+        np.testing.assert_allclose(ev.probabilities(boards, 1), plain, atol=1e-6)
 
 
 def test_the_inner_filter_with_room_for_every_play_is_the_full_expectimax():

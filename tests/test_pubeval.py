@@ -27,12 +27,14 @@ from bgnet.pubeval import (
     ALL_OFF_SCORE,
     WC,
     WR,
+    is_crashed,
     is_race,
     pubeval_best,
     pubeval_choose,
     pubeval_scores,
     race_before_move,
 )
+from tests.boards import pos
 
 POSITIONS_FILE = Path(__file__).parent / "data" / "movegen_positions.txt"
 MIN_CASES = 10_000
@@ -177,6 +179,37 @@ def test_race_test_matches_gnubg_classify():
     gnubg = np.array([gnubg_nn.classify(board_to_gnubg(b)) <= gnubg_nn.c_race for b in sample])
     assert np.array_equal(is_race(sample), gnubg)
     assert np.array_equal(is_race(flip(sample)), gnubg), "the test is symmetric"
+
+
+def test_crashed_test_matches_gnubg_classify():
+    gnubg_nn = pytest.importorskip("gnubg_nn")
+    boards, dice, _ = cases()
+    # the inputs and a share of their results: late positions, where crashed ones are
+    sample = np.concatenate([boards[::2], generate(boards[::6], dice[::6]).positions[::7]])
+    gnubg = np.array([gnubg_nn.classify(board_to_gnubg(b)) == gnubg_nn.c_crashed for b in sample])
+    assert gnubg.sum() > 1000 and (~gnubg & ~is_race(sample)).sum() > 1000, "both classes are tested"
+    assert np.array_equal(is_crashed(sample), gnubg)
+    assert np.array_equal(is_crashed(flip(sample)), gnubg), "the test is symmetric"
+
+
+def test_a_crashed_side_by_hand():
+    theirs = {18: 2, 6: 13}  # two back checkers on our 7 point: our checker on the 8 keeps contact
+
+    def crashed(ours: dict[int, int], them: dict[int, int] = theirs) -> bool:
+        board = pos(ours, them).board
+        assert bool(is_crashed(board)[0]) == bool(is_crashed(flip(board))[0])
+        return bool(is_crashed(board)[0])
+
+    assert crashed({2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 8: 1})  # six in play
+    assert not crashed({2: 1, 3: 1, 4: 1, 5: 1, 6: 2, 8: 1})  # seven
+    assert crashed({1: 3, 6: 3, 8: 3})  # nine, three on the ace: 9 - 3 <= 6
+    assert not crashed({1: 2, 6: 4, 8: 3})  # 9 - 2 = 7
+    assert crashed({1: 2, 2: 2, 6: 2, 8: 3})  # ... unless the deuce is stacked too: 9 - 2 - 2 <= 5
+    assert crashed({2: 3, 6: 3, 8: 2})  # at most one on the ace: 8 - 3 on the deuce <= 5
+    assert not crashed({2: 2, 6: 4, 8: 2})  # 8 - 2 = 6
+    # the same checkers once contact is broken: a race, never crashed
+    board = pos({1: 2, 2: 2, 6: 2, 8: 3}, {9: 2, 6: 13}).board
+    assert is_race(board)[0] and not is_crashed(board)[0]
 
 
 def test_race_before_move_equals_race_of_the_input():

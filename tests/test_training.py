@@ -12,6 +12,7 @@ from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import play_match
+from bgnet.network import ValueNet
 from bgnet.position import STARTING
 from bgnet_training.config import ConfigError, TrainConfig, load_config, make_config
 from bgnet_training.train import Trainer
@@ -316,9 +317,31 @@ def test_a_self_play_worker_refreshes_its_bfloat16_policy_with_the_weights_it_is
         assert torch.equal(mine, theirs.to(torch.bfloat16))
     batch = worker.play(8)
     assert batch.games >= 8 and batch.version == 7
-    # search targets pick their replies with the same copy (the evaluator's screen); float32 has none
-    assert worker.evaluator.screen is worker.choose.policy
-    assert SelfPlayWorker(tiny().to_dict(), 1, [3]).evaluator.screen is None
+    assert SelfPlayWorker(tiny().to_dict(), 1, [3]).choose.screen is None  # float32: no screen
+
+
+def test_a_bfloat16_policy_picks_the_replies_of_the_1_ply_targets_with_the_weights_just_sent(tmp_path):
+    from bgnet_training.train import network_weights
+    from bgnet_training.workers import SelfPlayWorker
+
+    cfg = tiny(policy_dtype="bfloat16", target="ply1")
+    worker = SelfPlayWorker(cfg.to_dict(), 0, [5])
+    learner = Trainer(cfg, tmp_path, progress=False)
+    torch.manual_seed(1)
+    for p in learner.evaluator.model.parameters():
+        torch.nn.init.normal_(p, std=0.5)
+    worker.set_weights(1, network_weights(learner.evaluator))
+    batch = worker.play(4)
+    ev = learner.evaluator  # the same weights, float32
+    model = ev.model
+    assert isinstance(model, ValueNet)
+    low = NetEvaluator(model.cast_copy(torch.bfloat16), ev.encoder, race=ev.race, bearoff=ev.bearoff)
+    with ev.screened(low):
+        screened = ev.probabilities(batch.boards, 1)
+    plain = ev.probabilities(batch.boards, 1)
+    np.testing.assert_allclose(batch.targets, screened, atol=1e-6)
+    assert np.abs(batch.targets - plain).max() > 1e-4, "the bfloat16 copy picked some other reply"
+    assert worker.evaluator.screen is None, "the screen is set for the labels only"
 
 
 def test_train_help_lists_every_config_field(capsys):

@@ -153,9 +153,9 @@ class TrainConfig:
     itself), bfloat16 (a copy refreshed after every update: 1.3-1.5x the self-play games a second of a
     384-384-384 network on a CPU that computes in bfloat16, 0.84x of a 225-128 one), or auto (bfloat16 on
     such hardware, else float32).  With search targets (``ply1``, ``ply2``) the copy also picks each
-    roll's reply at the last ply of the labels' lookahead, and only the replies picked are valued in
-    float32 (about 2x the 1-ply labels a second of a 384-384-384 network).  Values, targets and updates
-    stay in float32; the plays chosen differ from float32's in about 3% of decisions (docs/strength.md)."""
+    roll's reply at the last ply of the labels' lookahead, and only the replies picked are valued, in
+    float32 (docs/strength.md measures the speed).  Values and updates stay in float32; the plays chosen
+    differ from float32's in about 3% of decisions (docs/strength.md)."""
 
     checkpoint_every: int = 5_000
     """Games between checkpoints."""

@@ -145,6 +145,12 @@ class SelfPlayChooser:
                 variant=evaluator.variant,
             )
 
+    @property
+    def screen(self) -> NetEvaluator | None:
+        """The evaluator of the low-precision copy (None in float32): search targets pick each roll's reply
+        with it, as self-play picks its plays (``training_targets``' ``screen``)."""
+        return None if self._copy is None else self.policy
+
     def refresh(self) -> None:
         """Copy the trained network's weights into the low-precision copy (nothing to do in float32)."""
         if self._copy is not None:
@@ -192,9 +198,8 @@ def selfplay(
 ) -> tuple[Lockstep, SelfPlayChooser]:
     """The engine and chooser of self-play (the learner's in-process mode and every worker's): ``games``
     recorded games of the run's game in lockstep (from the config's ``start``), with its exploration, 1-2
-    narrowing and policy precision (refresh the chooser after each update).  With a low-precision policy
-    the evaluator's :attr:`~bgnet.evaluator.Evaluator.screen` becomes the policy's copy, so that search
-    targets pick their replies in that precision too."""
+    narrowing and policy precision (refresh the chooser after each update; its :attr:`SelfPlayChooser.screen`
+    is what :func:`training_targets` picks the search targets' replies with)."""
     engine = Lockstep(
         cfg.parallel_games,
         games,
@@ -205,11 +210,9 @@ def selfplay(
         narrow=selfplay_narrow(evaluator, cfg.narrow),
         keep=cfg.narrow,
     )
-    chooser = SelfPlayChooser(evaluator, cfg.epsilon, rng, policy_dtype(cfg.policy_dtype, evaluator.device))
-    # Search targets pick each roll's reply as self-play picks its plays (in the policy's precision);
-    # the replies picked keep the trained network's values.
-    evaluator.screen = None if chooser.policy is evaluator else chooser.policy
-    return engine, chooser
+    return engine, SelfPlayChooser(
+        evaluator, cfg.epsilon, rng, policy_dtype(cfg.policy_dtype, evaluator.device)
+    )
 
 
 def training_targets(
@@ -220,6 +223,7 @@ def training_targets(
     nets: str = "all",
     share: float = 1.0,
     rng: np.random.Generator | None = None,
+    screen: NetEvaluator | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The positions of ``games``, their current 0-ply values and their targets, each for its side on roll.
 
@@ -233,7 +237,10 @@ def training_targets(
     keeps only the positions that phase network values and the bearoff
     database does not cover (only they are labelled).  A search ``share``
     under 1 labels only that share of the positions by the search, drawn with
-    ``rng``; the others keep their lambda-returns.
+    ``rng``; the others keep their lambda-returns.  A ``screen`` (the self-play
+    policy's low-precision copy, :attr:`SelfPlayChooser.screen`) picks each
+    roll's reply at the search's last ply; the replies picked keep
+    ``evaluator``'s values (:attr:`bgnet.evaluator.Evaluator.screen`).
     """
     lengths = np.array([len(g.history) for g in games])
     boards = np.concatenate([g.history for g in games])
@@ -244,7 +251,8 @@ def training_targets(
             boards = boards[rows]
         if len(boards) == 0:
             return boards, np.empty((0, 5), np.float32), np.empty((0, 5), np.float32)
-        return boards, evaluator.probabilities(boards), evaluator.probabilities(boards, ply=ply)
+        with evaluator.screened(screen):
+            return boards, evaluator.probabilities(boards), evaluator.probabilities(boards, ply=ply)
     flat = evaluator.probabilities(boards)
     values = np.zeros((len(games), lengths.max(), 5), dtype=np.float32)
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
@@ -261,7 +269,8 @@ def training_targets(
             raise ValueError("a search share under 1 needs an rng to draw the positions it labels")
         pick = np.flatnonzero(rng.random(len(boards)) < share)
         if len(pick):
-            targets[pick] = evaluator.probabilities(boards[pick], ply=ply)
+            with evaluator.screened(screen):
+                targets[pick] = evaluator.probabilities(boards[pick], ply=ply)
     return boards, flat, targets
 
 
@@ -606,7 +615,14 @@ class Trainer:
             if len(pending) < cfg.train_games and engine.running:
                 continue
             boards, values, targets = training_targets(
-                self.evaluator, pending, cfg.lam, cfg.target, cfg.train_nets, cfg.search_share, self.rng
+                self.evaluator,
+                pending,
+                cfg.lam,
+                cfg.target,
+                cfg.train_nets,
+                cfg.search_share,
+                self.rng,
+                choose.screen,
             )
             yield GameBatch(boards, values, targets, len(pending), st.updates, -1)
             choose.refresh()  # the batch has been trained on

@@ -118,7 +118,14 @@ class SelfPlayWorker:
             finished += self.engine.step(self.choose)
         cfg = self.cfg
         boards, values, targets = training_targets(
-            self.evaluator, finished, cfg.lam, cfg.target, cfg.train_nets, cfg.search_share, self.rng
+            self.evaluator,
+            finished,
+            cfg.lam,
+            cfg.target,
+            cfg.train_nets,
+            cfg.search_share,
+            self.rng,
+            self.choose.screen,
         )
         return GameBatch(boards, values, targets, len(finished), self.version, self.worker, self.node)
 
