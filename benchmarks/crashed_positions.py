@@ -26,8 +26,8 @@ import numpy as np
 
 from bgnet.evaluator import NetEvaluator
 from bgnet.formats import position_ids
-from bgnet.lockstep import Lockstep
 from bgnet.pubeval import is_crashed
+from bgnet_training.races import harvest
 
 
 def main() -> None:
@@ -40,21 +40,13 @@ def main() -> None:
     args = ap.parse_args()
     ev = NetEvaluator.from_checkpoint(args.checkpoint)
     rng = np.random.default_rng(args.seed)
-    engine = Lockstep(256, args.games, rng, record=True)
-    choose = ev.chooser(0)
-    found: dict[str, None] = {}
-    seen = 0
-    while engine.running:
-        for game in engine.step(choose):
-            seen += len(game.history)
-            for pid in position_ids(game.history[is_crashed(game.history)]):
-                found[pid] = None
-    ids = list(found)
+    crashed = harvest(ev.chooser(0), args.games, rng, every=True, where=is_crashed)
+    ids = list(dict.fromkeys(position_ids(crashed)))  # distinct, in the order the games reached them
     picked = [ids[i] for i in sorted(rng.permutation(len(ids))[: args.positions])]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(p + "\n" for p in picked), encoding="utf-8")
     print(
-        f"{len(ids)} distinct crashed positions among {seen} of {args.games} self-play games; "
+        f"{len(ids)} distinct of {len(crashed)} crashed positions in {args.games} self-play games; "
         f"{len(picked)} written to {args.out}",
         file=sys.stderr,
     )

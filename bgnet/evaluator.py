@@ -503,8 +503,8 @@ class Evaluator:
         ours = np.empty((m * k, 5), dtype=np.float32)
         passed = []
         screen = self.screen if ply == 1 else None
+        picker = self if screen is None else screen
         for lo, hi, batch in self._chunks(ply, pairs, dice):
-            picker = self if screen is None else screen
             results, depth = picker._rank(batch, ply - 1, self.inner, full=True)
             again = _again(batch)
             # The mover's best: deepest evaluated, then the highest equity for the mover.

@@ -55,11 +55,11 @@ def pip_fn(boards: np.ndarray) -> np.ndarray:
 _W = np.random.default_rng(7).normal(size=(3, 52)) / 4
 
 
-def linear_fn(boards: np.ndarray) -> np.ndarray:
+def linear_fn(boards: np.ndarray, weights: np.ndarray = _W) -> np.ndarray:
     """Consistent probabilities from random linear functions of the checker counts (gammons included)."""
     b = np.asarray(boards, dtype=np.float64).reshape(-1, 26)
     x = np.concatenate([np.maximum(b, 0), np.maximum(-b, 0)], axis=1)
-    z = 1 / (1 + np.exp(-(x @ _W.T)))
+    z = 1 / (1 + np.exp(-(x @ weights.T)))
     win = z[:, 0]
     wg = win * z[:, 1] * 0.5
     lg = (1 - win) * z[:, 2] * 0.5
@@ -102,8 +102,15 @@ def consistent(p: np.ndarray, tol: float = 1e-6) -> bool:
 # A brute-force reference: recursion, one roll at a time, no batching
 
 
-def reference(fn, board: np.ndarray, ply: int, full: bool, memo: dict) -> np.ndarray:
-    """The n-ply value for the side on roll; ``full``: replies picked by their (n-1)-ply value, else 0-ply."""
+def static(fn, boards: np.ndarray) -> np.ndarray:
+    """0-ply values: exact where the game is over, else ``fn``."""
+    over, exact = final_probabilities(boards)
+    return np.where(over[:, None], exact, np.asarray(fn(boards), dtype=np.float32))
+
+
+def reference(fn, board: np.ndarray, ply: int, full: bool, memo: dict, pick=None) -> np.ndarray:
+    """The n-ply value for the side on roll; ``full``: replies picked by their (n-1)-ply value, else 0-ply
+    (by ``pick``'s 0-ply values at the last ply when given: an evaluator's screen)."""
     key = (board.tobytes(), ply)
     if key in memo:
         return memo[key]
@@ -117,14 +124,14 @@ def reference(fn, board: np.ndarray, ply: int, full: bool, memo: dict) -> np.nda
         for d, w in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
             res = generate(board[None], np.array([[d.high, d.low]])).positions
             if len(res) == 0:
-                v = flip_probs(reference(fn, flip_board(board), ply - 1, full, memo))
+                v = flip_probs(reference(fn, flip_board(board), ply - 1, full, memo, pick))
             elif full:
-                vals = np.array([flip_probs(reference(fn, r, ply - 1, full, memo)) for r in res])
+                vals = np.array([flip_probs(reference(fn, r, ply - 1, full, memo, pick)) for r in res])
                 v = vals[int(np.argmax(equity(vals)))]
             else:
-                v0 = flip_probs(np.asarray(fn(res), dtype=np.float32))
+                v0 = flip_probs(static(pick if pick is not None and ply == 1 else fn, res))
                 best = res[int(np.argmax(equity(v0)))]
-                v = flip_probs(reference(fn, best, ply - 1, full, memo))
+                v = flip_probs(reference(fn, best, ply - 1, full, memo, pick))
             total += w * v
         v = total.astype(np.float32)
     memo[key] = v
@@ -213,51 +220,8 @@ _W2 = np.random.default_rng(8).normal(size=(3, 52)) / 4
 
 
 def other_linear_fn(boards: np.ndarray) -> np.ndarray:
-    """linear_fn with other weights: a screen that often picks other plays than linear_fn would."""
-    b = np.asarray(boards, dtype=np.float64).reshape(-1, 26)
-    x = np.concatenate([np.maximum(b, 0), np.maximum(-b, 0)], axis=1)
-    z = 1 / (1 + np.exp(-(x @ _W2.T)))
-    return np.stack(
-        [z[:, 0], z[:, 0] * z[:, 1] / 2, 0 * z[:, 0], (1 - z[:, 0]) * z[:, 2] / 2, 0 * z[:, 0]], 1
-    )
-
-
-def static(fn, boards: np.ndarray) -> np.ndarray:
-    """0-ply values: exact where the game is over, else ``fn``."""
-    over, exact = final_probabilities(boards)
-    return np.where(over[:, None], exact, np.asarray(fn(boards), dtype=np.float32))
-
-
-def screened_reference(fn, pick, board: np.ndarray) -> np.ndarray:
-    """The 1-ply value when ``pick`` chooses each roll's reply and ``fn`` values the reply chosen."""
-    total = np.zeros(5)
-    for d, w in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
-        res = generate(board[None], np.array([[d.high, d.low]])).positions
-        if len(res) == 0:
-            total += w * flip_probs(static(fn, flip_board(board)[None])[0])
-            continue
-        best = res[int(np.argmax(equity(flip_probs(static(pick, res)))))]
-        total += w * flip_probs(static(fn, best[None])[0])
-    return total.astype(np.float32)
-
-
-def screened_reference_2(fn, pick, board: np.ndarray) -> np.ndarray:
-    """The 2-ply value with the screen ``pick``: each roll's play is the best by ``fn`` at 0-ply (the
-    inner filter), valued at 1-ply with ``pick`` choosing the replies (:func:`screened_reference`)."""
-
-    def one_ply(b: np.ndarray) -> np.ndarray:
-        over, exact = final_probabilities(b[None])
-        return exact[0] if over[0] else screened_reference(fn, pick, b)
-
-    total = np.zeros(5)
-    for d, w in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
-        res = generate(board[None], np.array([[d.high, d.low]])).positions
-        if len(res) == 0:
-            total += w * flip_probs(one_ply(flip_board(board)))
-            continue
-        best = res[int(np.argmax(equity(flip_probs(static(fn, res)))))]
-        total += w * flip_probs(one_ply(best))
-    return total.astype(np.float32)
+    """:func:`linear_fn` with other weights: a screen that often picks other plays than linear_fn would."""
+    return linear_fn(boards, _W2)
 
 
 def test_a_screen_picks_the_replies_of_the_last_ply_and_the_evaluator_values_them():
@@ -268,12 +232,13 @@ def test_a_screen_picks_the_replies_of_the_last_ply_and_the_evaluator_values_the
         got = ev.probabilities(boards, 1)
         two = ev.probabilities(boards[:2], 2)
     assert ev.screen is None, "the screen is set for the block only"
-    want = np.array([screened_reference(linear_fn, other_linear_fn, b) for b in boards])
+    memo: dict = {}
+    want = np.array([reference(linear_fn, b, 1, False, memo, other_linear_fn) for b in boards])
     np.testing.assert_allclose(got, want, atol=2e-6)
     # the screen's picks are worse by linear_fn's own values: never better, here worse somewhere
     assert (equity(got) <= equity(plain) + 1e-6).all() and (equity(got) < equity(plain) - 1e-4).any()
     # at 2-ply the screen picks only the last ply's replies; the first ply's plays are the evaluator's
-    want2 = np.array([screened_reference_2(linear_fn, other_linear_fn, b) for b in boards[:2]])
+    want2 = np.array([reference(linear_fn, b, 2, False, memo, other_linear_fn) for b in boards[:2]])
     np.testing.assert_allclose(two, want2, atol=2e-6)
     assert np.abs(two - ev.probabilities(boards[:2], 2)).max() > 1e-4
     # a screen that values as the evaluator does picks the same replies: the same 1-ply values

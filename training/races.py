@@ -38,21 +38,32 @@ class RaceStartsError(BgnetError):
     """A race starts file that is missing, unreadable or holds boards that are not races."""
 
 
+def races_outside_database(boards: np.ndarray) -> np.ndarray:
+    """Which boards are races the bearoff database does not cover (what :func:`harvest` keeps by default)."""
+    return is_race(boards) & ~OneSidedBearoff.covers(boards)
+
+
 def harvest(
-    choose: Chooser, games: int, rng: np.random.Generator, slots: int = 256, every: bool = False
+    choose: Chooser,
+    games: int,
+    rng: np.random.Generator,
+    slots: int = 256,
+    every: bool = False,
+    where: Callable[[np.ndarray], np.ndarray] = races_outside_database,
 ) -> np.ndarray:
-    """The first race position outside the bearoff database of each of ``games`` self-play games that
-    reach one (``choose``: a lockstep chooser), seen by the side on roll, as ``(N, 26)`` int8; with
-    ``every``, all of them (``training/race_labels.py``)."""
+    """The first position ``where`` picks (default: a race outside the bearoff database) of each of
+    ``games`` self-play games that reach one (``choose``: a lockstep chooser), seen by the side on roll,
+    as ``(N, 26)`` int8; with ``every``, all of them, in the order the games end
+    (``training/onesided.py``; ``benchmarks/crashed_positions.py`` with ``bgnet.pubeval.is_crashed``)."""
     engine = Lockstep(min(slots, games), games, rng, record=True)
     found = []
     while engine.running:
         for g in engine.step(choose):
-            races = is_race(g.history) & ~OneSidedBearoff.covers(g.history)
+            picked = where(g.history)
             if every:
-                found.extend(g.history[races])
-            elif races.any():
-                found.append(g.history[int(np.argmax(races))])
+                found.extend(g.history[picked])
+            elif picked.any():
+                found.append(g.history[int(np.argmax(picked))])
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
 
 

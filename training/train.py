@@ -252,7 +252,8 @@ def training_targets(
         if len(boards) == 0:
             return boards, np.empty((0, 5), np.float32), np.empty((0, 5), np.float32)
         with evaluator.screened(screen):
-            return boards, evaluator.probabilities(boards), evaluator.probabilities(boards, ply=ply)
+            targets = evaluator.probabilities(boards, ply=ply)
+        return boards, evaluator.probabilities(boards), targets
     flat = evaluator.probabilities(boards)
     values = np.zeros((len(games), lengths.max(), 5), dtype=np.float32)
     valid = np.arange(lengths.max())[None, :] < lengths[:, None]
