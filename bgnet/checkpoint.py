@@ -1,6 +1,7 @@
 """Checkpoint files: one ``torch.save`` dict, written atomically, checked on load.
 
-A checkpoint holds the network's weights and shape, the encoder's name and
+A checkpoint holds the network's weights and shape (and optionally phase
+networks, :data:`PHASES`), the encoder's name and
 version, the game it plays (``variant``: a :mod:`bgnet.variants` label;
 absent means ``backgammon``, so every older checkpoint loads as before), the
 config that made it, and (for training checkpoints) the
@@ -57,14 +58,24 @@ def read(path: str | Path) -> dict[str, Any]:
     return state
 
 
-def race_network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[RaceNet, Encoder] | None:
-    """The race network of a checkpoint dict (its ``race`` entry, same keys as the main one), or None."""
-    race = state.get("race")
-    if race is None:
+PHASES = ("race", "crashed")
+"""The phase networks a checkpoint may hold besides its main one, each an entry of that name with the main
+network's keys: ``race`` values positions without contact, ``crashed`` gnubg's crashed positions
+(:func:`bgnet.pubeval.is_crashed`); the evaluator routes a position to the first that applies."""
+
+
+def phase_network_from(
+    state: dict[str, Any], name: str, source: str = "checkpoint"
+) -> tuple[RaceNet, Encoder] | None:
+    """The phase network ``name`` (one of :data:`PHASES`) of a checkpoint dict, or None when it has none."""
+    if name not in PHASES:
+        raise ValueError(f"no phase network called {name!r} (one of {', '.join(PHASES)})")
+    entry = state.get(name)
+    if entry is None:
         return None
-    if not isinstance(race, dict):
-        raise CheckpointError(f"{source}: its race network entry is not a network description")
-    return _network_from(race, f"{source} (race network)", race=True)
+    if not isinstance(entry, dict):
+        raise CheckpointError(f"{source}: its {name} network entry is not a network description")
+    return _network_from(entry, f"{source} ({name} network)", race=name == "race")
 
 
 def network_from(state: dict[str, Any], source: str = "checkpoint") -> tuple[MainNet, Encoder]:

@@ -107,7 +107,7 @@ from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
-from bgnet.pubeval import is_race
+from bgnet.pubeval import is_crashed, is_race
 from bgnet.race import RaceLookahead, network_probabilities
 from bgnet.variants import ACEY_NONE, PIN, R_ACEY, VSLOTS, Variant, VariantGenerator, widen
 
@@ -676,8 +676,11 @@ class NetEvaluator(Evaluator):
     ``model``/``encoder`` is the main network, for every position not given
     to another phase network.  With ``race`` (a ``(model, encoder)`` pair),
     positions without contact (:func:`bgnet.pubeval.is_race`) go to the race
-    network instead: the phase networks of strong engines.  The bearoff
-    database, when given, takes precedence over both where it is exact.
+    network instead; with ``crashed``, gnubg's crashed positions
+    (:func:`bgnet.pubeval.is_crashed`, which are never races) go to the
+    crashed network: the phase networks of strong engines
+    (:data:`bgnet.checkpoint.PHASES`).  The bearoff database, when given,
+    takes precedence over all of them where it is exact.
 
     ``probabilities(boards)`` and ``choose(batch, player)`` at their default
     ply 0 are the trainer's and the arena's one-forward calls.
@@ -690,14 +693,15 @@ class NetEvaluator(Evaluator):
         device: str | torch.device = "cpu",
         *,
         race: tuple[RaceNet, Encoder] | None = None,
+        crashed: tuple[RaceNet, Encoder] | None = None,
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
         variant: Variant | None = None,
         race_lookahead: bool = False,
     ) -> None:
-        if variant is not None and race is not None:
-            raise ValueError(f"a race network values backgammon boards, not {variant.label}'s")
+        if variant is not None and (race is not None or crashed is not None):
+            raise ValueError(f"phase networks value backgammon boards, not {variant.label}'s")
         if encoder.slots != (NUM_SLOTS if variant is None else VSLOTS):
             game = "backgammon" if variant is None else variant.label
             raise ValueError(f"encoder {encoder.name} reads {encoder.slots}-slot boards, not {game}'s")
@@ -705,6 +709,7 @@ class NetEvaluator(Evaluator):
         self.model = model
         self.encoder = encoder
         self.race = race
+        self.crashed = crashed
         self.device = torch.device(device)
         self._bufs: dict[str, np.ndarray] = {}
         self.race_lookahead: RaceLookahead | None = None
@@ -728,9 +733,10 @@ class NetEvaluator(Evaluator):
 
         ``bearoff=True`` loads (or builds and caches) the one-sided bearoff
         database; ``False`` uses none; a database object is used as it is.
-        A checkpoint that holds a race network routes races to it; a one-sided
-        one searches each side one roll (:mod:`bgnet.race`) unless
-        ``race_lookahead`` is False.  A checkpoint of a variant (its ``variant`` entry) gives an evaluator of
+        A checkpoint that holds a race network routes races to it (and a crashed
+        network, crashed positions); a one-sided race network searches each
+        side one roll (:mod:`bgnet.race`) unless ``race_lookahead`` is False.
+        A checkpoint of a variant (its ``variant`` entry) gives an evaluator of
         that game (:attr:`variant`), without bearoff database.  Raises
         :class:`bgnet.checkpoint.CheckpointError` naming the problem.
         """
@@ -741,17 +747,17 @@ class NetEvaluator(Evaluator):
         model, encoder = checkpoint.network_from(state, source)
         variant = checkpoint.variant_from(state, source)
         checkpoint.check_encoder(variant, encoder, source)
-        race = checkpoint.race_network_from(state, source)
+        race, crashed = (checkpoint.phase_network_from(state, name, source) for name in checkpoint.PHASES)
         if variant is not None:
-            if race is not None:
+            if race is not None or crashed is not None:
                 raise checkpoint.CheckpointError(
-                    f"{source}: a {variant.label} network cannot have a race network"
+                    f"{source}: a {variant.label} network cannot have phase networks"
                 )
             bearoff = False
         device = torch.device(device)
-        model.to(device).eval()
-        if race is not None:
-            race[0].to(device).eval()
+        for net in (model, race and race[0], crashed and crashed[0]):
+            if net is not None:
+                net.to(device).eval()
         if bearoff is True:
             bearoff = OneSidedBearoff.load_or_build()
         return cls(
@@ -759,6 +765,7 @@ class NetEvaluator(Evaluator):
             encoder,
             device,
             race=race,
+            crashed=crashed,
             bearoff=bearoff or None,
             variant=variant,
             race_lookahead=race_lookahead,
@@ -766,18 +773,25 @@ class NetEvaluator(Evaluator):
         )
 
     def networks(self) -> dict[str, tuple[RaceNet, Encoder]]:
-        """The phase networks by name: ``main`` and, when present, ``race``."""
+        """The phase networks by name: ``main`` and, when present, ``race`` and ``crashed``, in that order."""
         nets: dict[str, tuple[RaceNet, Encoder]] = {"main": (self.model, self.encoder)}
         if self.race is not None:
             nets["race"] = self.race
+        if self.crashed is not None:
+            nets["crashed"] = self.crashed
         return nets
 
     def phases(self, boards: np.ndarray) -> np.ndarray:
         """For each board, the index in :meth:`networks` of the network that values it (0: main)."""
         boards = np.asarray(boards).reshape(-1, self.slots)
-        if self.race is None:
-            return np.zeros(len(boards), dtype=np.int64)
-        return is_race(boards).astype(np.int64)
+        phases = np.zeros(len(boards), dtype=np.int64)
+        names = list(self.networks())
+        race = is_race(boards)
+        if self.race is not None:
+            phases[race] = names.index("race")
+        if self.crashed is not None:
+            phases[is_crashed(boards, race)] = names.index("crashed")
+        return phases
 
     def inputs(self, boards: np.ndarray, encoder: Encoder | None = None) -> torch.Tensor:
         """The encoded ``boards`` on the device (a reused buffer: valid until the next call)."""
@@ -799,18 +813,19 @@ class NetEvaluator(Evaluator):
 
     @torch.no_grad()
     def _evaluate(self, boards: np.ndarray) -> np.ndarray:
-        if self.race is None:
+        nets = self.networks()
+        if len(nets) == 1:
             return self._forward(self.model, self.encoder, boards)
-        race = is_race(boards)
+        phases = self.phases(boards)
         out = np.empty((len(boards), 5), dtype=np.float32)
-        if (~race).any():
-            out[~race] = self._forward(self.model, self.encoder, boards[~race])
-        if race.any():
-            model, encoder = self.race
+        for k, (model, encoder) in enumerate(nets.values()):
+            rows = phases == k
+            if not rows.any():
+                continue
             if isinstance(model, OneSidedRaceNet):
-                out[race] = network_probabilities(model, boards[race], self.device)
+                out[rows] = network_probabilities(model, boards[rows], self.device)
             else:
-                out[race] = self._forward(model, encoder, boards[race])
+                out[rows] = self._forward(model, encoder, boards[rows])
         return out
 
     @property

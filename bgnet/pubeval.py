@@ -65,6 +65,7 @@ agrees on all 35,100.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from bgnet.movegen import MoveBatch, generate
 from bgnet.position import CHECKERS, NUM_SLOTS, Board, flip
@@ -151,7 +152,6 @@ ALL_OFF_SCORE = np.float32(99999999.0)
 """The score of a position with all our checkers off (in float32: 1e8)."""
 
 _MAX_COUNT = CHECKERS  # counts index the tables as n + 15, n in -15..15
-_SLOT = np.arange(NUM_SLOTS, dtype=np.int8)
 _BLOCK_BASE = (np.arange(24, dtype=np.int16) * (2 * _MAX_COUNT + 1) + _MAX_COUNT)[:, None]
 
 
@@ -195,9 +195,25 @@ def _as_boards(boards: np.ndarray) -> np.ndarray:
 def _backs(b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per board: the highest slot with a checker of the side on roll (0: none)
     and the lowest slot with an opposing checker (25: none)."""
-    ours = np.where(b > 0, _SLOT, np.int8(0)).max(axis=1)
-    theirs = np.where(b < 0, _SLOT, np.int8(NUM_SLOTS - 1)).min(axis=1)
+    ours = np.empty(len(b), dtype=np.int8)
+    theirs = np.empty(len(b), dtype=np.int8)
+    _backs_kernel(np.ascontiguousarray(b), ours, theirs)
     return ours, theirs
+
+
+@njit(cache=True)
+def _backs_kernel(b: np.ndarray, ours: np.ndarray, theirs: np.ndarray) -> None:
+    for i in range(b.shape[0]):
+        ours[i] = 0
+        for s in range(NUM_SLOTS - 1, 0, -1):
+            if b[i, s] > 0:
+                ours[i] = s
+                break
+        theirs[i] = NUM_SLOTS - 1
+        for s in range(NUM_SLOTS - 1):
+            if b[i, s] < 0:
+                theirs[i] = s
+                break
 
 
 def is_race(boards: np.ndarray) -> np.ndarray:
@@ -218,27 +234,43 @@ CRASHED_IN_PLAY = 6
 """gnubg's ``N`` of its crashed test: the checkers a side keeps in play outside its deepest points."""
 
 
-def _crashed_side(in_play: np.ndarray, ace: np.ndarray, deuce: np.ndarray) -> np.ndarray:
-    """gnubg's test of one side (its ``ClassifyPosition``), from the side's checkers in play (bar
-    included) and on its ace and deuce points."""
+@njit(cache=True)
+def _crashed_sides(b: np.ndarray, out: np.ndarray) -> None:
+    """gnubg's test of each side (its ``ClassifyPosition``), from the side's checkers in play (bar
+    included) and on its ace and deuce points: ``out[i]`` when either side of board ``i`` is crashed."""
     n = CRASHED_IN_PLAY
-    stacked = (in_play <= n + ace) | ((deuce > 1) & (1 + in_play - (ace + deuce) <= n))
-    return (in_play <= n) | np.where(ace > 1, stacked, in_play <= n + (deuce - 1))
+    for i in range(b.shape[0]):
+        crashed = False
+        for side in range(2):
+            sign = 1 if side == 0 else -1
+            in_play = 0
+            for s in range(NUM_SLOTS):
+                v = sign * b[i, s]
+                if v > 0:
+                    in_play += v
+            ace = max(sign * b[i, 1 if side == 0 else NUM_SLOTS - 2], 0)
+            deuce = max(sign * b[i, 2 if side == 0 else NUM_SLOTS - 3], 0)
+            if in_play <= n:
+                crashed = True
+            elif ace > 1:
+                crashed |= in_play <= n + ace or (deuce > 1 and 1 + in_play - (ace + deuce) <= n)
+            else:
+                crashed |= in_play <= n + deuce - 1
+        out[i] = crashed
 
 
-def is_crashed(boards: np.ndarray) -> np.ndarray:
+def is_crashed(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
     """Whether each board is crashed, gnubg's ``ClassifyPosition == CLASS_CRASHED`` (checked against
     gnubg-nn's ``classify``): contact is left (not :func:`is_race`) and a side has few checkers left to
     play with.  With ``n`` checkers in play, ``a`` on its ace point and ``d`` on its deuce point, a side
     is crashed when ``n <= 6``; or, with ``a >= 2``, when ``n - a <= 6`` or (``d >= 2``)
     ``n - a - d <= 5``; or, with ``a <= 1``, when ``n - d <= 5``.  gnubg values these positions with its
-    crashed network.  Symmetric in the two sides; takes ``(N, 26)`` or ``(26,)`` boards, returns
-    ``(N,)`` bools."""
-    b = _as_boards(boards).astype(np.int16)
-    ours, theirs = np.maximum(b, 0), np.maximum(-b, 0)
-    crashed = _crashed_side(ours.sum(axis=1), ours[:, 1], ours[:, 2])
-    crashed |= _crashed_side(theirs.sum(axis=1), theirs[:, NUM_SLOTS - 2], theirs[:, NUM_SLOTS - 3])
-    return crashed & ~is_race(b)
+    crashed network.  Symmetric in the two sides; takes ``(N, 26)`` or ``(26,)`` boards (and, when
+    known, their :func:`is_race`), returns ``(N,)`` bools."""
+    b = np.ascontiguousarray(_as_boards(boards), dtype=np.int8)
+    crashed = np.empty(len(b), dtype=np.bool_)
+    _crashed_sides(b, crashed)
+    return crashed & ~(is_race(b) if race is None else race)
 
 
 def race_before_move(positions: np.ndarray, steps: np.ndarray) -> np.ndarray:

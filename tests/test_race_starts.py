@@ -12,7 +12,7 @@ from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import ENCODERS, RACE, RACE_DB
 from bgnet.evaluator import NetEvaluator
 from bgnet.position import random_race
-from bgnet.pubeval import is_race
+from bgnet.pubeval import is_crashed, is_race
 from bgnet_training import races
 from bgnet_training.config import ConfigError, make_config
 from bgnet_training.train import SelfPlayChooser, Trainer
@@ -108,25 +108,25 @@ def test_race_starts_files_round_trip_and_bad_ones_are_named(tmp_path):
     draw = races.starts(f)
     drawn = {draw(np.random.default_rng(s)).tobytes() for s in range(200)}
     assert drawn <= {b.tobytes() for b in boards} and len(drawn) > 10
-    with pytest.raises(races.RaceStartsError, match="not found"):
+    with pytest.raises(races.StartsError, match="not found"):
         races.load(tmp_path / "missing.npz")
     (tmp_path / "text.npz").write_text("not a zip")
-    with pytest.raises(races.RaceStartsError, match="is not a race starts file .not a numpy .npz archive"):
+    with pytest.raises(races.StartsError, match="is not a starts file .not a numpy .npz archive"):
         races.load(tmp_path / "text.npz")
     np.savez(tmp_path / "other.npz", positions=boards)
-    with pytest.raises(races.RaceStartsError, match="it has no boards array"):
+    with pytest.raises(races.StartsError, match="it has no boards array"):
         races.load(tmp_path / "other.npz")
     contact = boards.copy()
     contact[3] = pos({24: 2, 6: 13}, {24: 2, 6: 13}).board
     races.save(tmp_path / "c.npz", contact, "test", 1)
-    with pytest.raises(races.RaceStartsError, match="board 3 is not a race"):
+    with pytest.raises(races.StartsError, match="board 3 is not a race"):
         races.load(tmp_path / "c.npz")
     np.savez(tmp_path / "shape.npz", boards=boards[:, :10])
-    with pytest.raises(races.RaceStartsError, match="must be a non-empty"):
+    with pytest.raises(races.StartsError, match="must be a non-empty"):
         races.load(tmp_path / "shape.npz")
     with pytest.raises(ConfigError, match="start"):
         make_config(dict(TINY, start="races.txt"))
-    with pytest.raises(races.RaceStartsError, match="not found"):
+    with pytest.raises(races.StartsError, match="not found"):
         Trainer(make_config(dict(TINY, start=str(tmp_path / "none.npz"))), tmp_path / "runs", progress=False)
     assert not (tmp_path / "runs").exists()  # nothing left behind
 
@@ -169,3 +169,17 @@ def test_the_races_command_writes_a_file_and_refuses_bad_arguments(tmp_path, cap
     assert main([str(tmp_path / "none.pt"), str(out), "--games", "2"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and err[-1].startswith("error:")
+
+
+def test_the_races_command_keeps_crashed_positions_with_kind_crashed(tmp_path, capsys):
+    from bgnet_training.races import main
+
+    out = tmp_path / "c.npz"
+    assert main(["bgnet/networks/bgnet-default.pt", str(out), "--kind", "crashed", "--games", "16"]) == 0
+    boards = races.load(out)  # checked to be crashed positions
+    assert 0 < len(boards) <= 16 and is_crashed(boards).all()
+    assert "crashed starts from 16 games" in capsys.readouterr().out
+    none = tmp_path / "none.npz"
+    assert main(["bgnet/networks/bgnet-default.pt", str(none), "--kind", "crashed", "--games", "1"]) == 1
+    assert "no crashed position in 1 games: nothing written" in capsys.readouterr().err
+    assert not none.exists()

@@ -66,6 +66,15 @@ class TrainConfig:
     race_lr_scale: float = 1.0
     """The race network's learning rate is ``lr`` (as scheduled) times this."""
 
+    crashed_hidden: tuple[int, ...] = ()
+    """Hidden layer widths of a separate crashed network (gnubg's crashed positions,
+    :func:`bgnet.pubeval.is_crashed`); empty: none.  A new run whose ``init`` checkpoint has no crashed
+    network starts it as a copy of that checkpoint's main network (crashed positions are contact
+    positions), so it takes the main network's widths and encoder."""
+
+    crashed_encoder: str = ""
+    """Input encoder of the crashed network; empty: the main network's (``encoder``)."""
+
     init: str = ""
     """Checkpoint to start a new run from (its networks' weights, widened to ``hidden`` when that is
     wider); relative paths are from the current folder; empty: random weights."""
@@ -82,16 +91,16 @@ class TrainConfig:
     budget of labels over more games."""
 
     train_nets: str = "all"
-    """Which phase networks learn: ``all``, or only ``main`` or ``race`` (the other one still plays, frozen;
-    only the trained network's positions are labelled, which is what makes search targets for one phase
-    cheap)."""
+    """Which phase networks learn: ``all``, or only ``main``, ``race`` or ``crashed`` (the others still play,
+    frozen; only the trained network's positions are labelled, which is what makes search targets for one
+    phase cheap)."""
 
     start: str = "standard"
     """Where self-play games start: ``standard`` (the opening position and roll), ``race`` (a random
     race position of :func:`bgnet.position.random_race` each game, a random side on roll with any roll) or
-    a ``.npz`` file of race positions from bgnet's own self-play (``training/races.py``; one drawn per
-    game, the same way; relative paths are from the current folder): with ``train_nets = "race"``, a run
-    that trains the race network on races alone."""
+    a ``.npz`` starts file of race or crashed positions from bgnet's own self-play (``training/races.py``;
+    one drawn per game, the same way; relative paths are from the current folder): with ``train_nets =
+    "race"`` (or ``"crashed"``), a run that trains that network on the positions real games reach."""
 
     average: int = 0
     """Keep an exponential moving average of the weights with a time constant of this many games, in the
@@ -226,19 +235,32 @@ class TrainConfig:
         need(self.target in TARGET_PLY, "target", "td, ply1 or ply2")
         need(0 < self.search_share <= 1, "search_share", "must be in (0, 1]")
         need(self.search_share == 1 or self.target != "td", "search_share", "needs target ply1 or ply2")
-        need(self.train_nets in {"all", "main", "race"}, "train_nets", "all, main or race")
+        need(all(h >= 1 for h in self.crashed_hidden), "crashed_hidden", "positive widths (or empty)")
+        need(
+            self.train_nets in {"all", "main", "race", "crashed"}, "train_nets", "all, main, race or crashed"
+        )
         need(self.train_nets != "race" or bool(self.race_hidden), "train_nets", "race needs race_hidden")
+        need(
+            self.train_nets != "crashed" or bool(self.crashed_hidden),
+            "train_nets",
+            "crashed needs crashed_hidden",
+        )
         need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")
         need(
             self.start in {"standard", "race"} or self.start.endswith(".npz"),
             "start",
-            "standard, race or a .npz file of race starts",
+            "standard, race or a .npz starts file",
         )
         from bgnet.encoding import ENCODERS, VARIANT_ENCODERS, variant_encoder
 
         need(self.race_encoder in ENCODERS, "race_encoder", f"one of {sorted(ENCODERS)}")
+        need(
+            self.crashed_encoder == "" or self.crashed_encoder in ENCODERS,
+            "crashed_encoder",
+            f"empty (the main network's) or one of {sorted(ENCODERS)}",
+        )
         game = self.game()
-        need(self.start == "standard" or game is None, "start", "race starts are for backgammon")
+        need(self.start == "standard" or game is None, "start", "race and crashed starts are for backgammon")
         if game is None:
             need(self.encoder in ENCODERS, "encoder", f"one of {sorted(ENCODERS)}")
         else:
@@ -250,6 +272,7 @@ class TrainConfig:
             expected = variant_encoder(game.rotate).name
             need(self.encoder == expected, "encoder", f"{expected} for {game.label}")
             need(not self.race_hidden, "race_hidden", f"empty for {game.label} (no race network)")
+            need(not self.crashed_hidden, "crashed_hidden", f"empty for {game.label} (no crashed network)")
             need(not self.bearoff, "bearoff", f"false for {game.label} (the database is backgammon's)")
 
     def game(self) -> Variant | None:

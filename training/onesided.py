@@ -435,7 +435,7 @@ def _one_sided(args: argparse.Namespace) -> int:
         race = state.get("race")
         if not isinstance(race, dict) or race.get("shape", {}).get("kind") != "one-sided":
             raise RaceLabelError(f"{args.networks} has no one-sided race network to refine")
-        loaded = checkpoint.race_network_from(state, str(args.networks))
+        loaded = checkpoint.phase_network_from(state, "race", str(args.networks))
         assert loaded is not None and isinstance(loaded[0], OneSidedRaceNet)
         net = loaded[0].eval()
         args.width = net.rolls  # its distributions' length

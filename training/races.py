@@ -1,6 +1,7 @@
-"""Race starts from bgnet's own self-play: the races its games reach, to train the race network on.
+"""Race or crashed starts from bgnet's own self-play: the positions its games reach, to train on.
 
     .venv/bin/python -m bgnet_training.races bgnet/networks/bgnet-default.pt races.npz --games 20000 --seed 1
+    .venv/bin/python -m bgnet_training.races NETWORKS.pt crashed.npz --kind crashed --games 20000
 
 plays ``games`` self-play games with the networks of a checkpoint (0-ply,
 greedy, from the opening) and keeps, of each game that reaches a race, its
@@ -9,10 +10,15 @@ by the side on roll.  A config's ``start = "races.npz"`` then starts every
 self-play game from one of them, drawn uniformly (a random side on roll with
 any roll, as ``start = "race"``): a race-only run (``train_nets = "race"``)
 plays the races real games reach, not :func:`bgnet.position.random_race`'s
-evenly spread ones.  The positions are bgnet's own (self-taught).
+evenly spread ones.  With ``--kind crashed`` it keeps each game's first
+crashed position instead (:func:`bgnet.pubeval.is_crashed`), for a run that
+trains the crashed network (``train_nets = "crashed"``).  The positions are
+bgnet's own (self-taught).
 
-The file is a compressed ``.npz``: ``boards`` (``(N, 26)`` int8), and
-``source`` and ``games`` (where they came from), written atomically.
+The file is a compressed ``.npz``: ``boards`` (``(N, 26)`` int8), ``kind``
+(``race`` or ``crashed``; a file without it holds races), and ``source`` and
+``games`` (where they came from), written atomically.  Loading checks every
+board is of its kind.
 """
 
 from __future__ import annotations
@@ -31,16 +37,23 @@ from bgnet.bearoff import OneSidedBearoff
 from bgnet.errors import BgnetError
 from bgnet.lockstep import Chooser, Lockstep
 from bgnet.position import CHECKERS, NUM_SLOTS
-from bgnet.pubeval import is_race
+from bgnet.pubeval import is_crashed, is_race
 
 
-class RaceStartsError(BgnetError):
-    """A race starts file that is missing, unreadable or holds boards that are not races."""
+class StartsError(BgnetError):
+    """A starts file that is missing, unreadable or holds boards that are not of its kind."""
 
 
 def races_outside_database(boards: np.ndarray) -> np.ndarray:
     """Which boards are races the bearoff database does not cover (what :func:`harvest` keeps by default)."""
     return is_race(boards) & ~OneSidedBearoff.covers(boards)
+
+
+KINDS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray], str]] = {
+    "race": (races_outside_database, is_race, "a race position (no contact, nobody on the bar)"),
+    "crashed": (is_crashed, is_crashed, "a crashed position (bgnet.pubeval.is_crashed)"),
+}
+"""The kinds of starts: what :func:`harvest` keeps, what loading accepts, and how an error names it."""
 
 
 def harvest(
@@ -67,40 +80,43 @@ def harvest(
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
 
 
-def check_boards(boards: np.ndarray, source: str) -> np.ndarray:
-    """``boards`` as ``(N, 26)`` int8 race boards, or :class:`RaceStartsError` naming what is wrong."""
+def check_boards(boards: np.ndarray, source: str, kind: str = "race") -> np.ndarray:
+    """``boards`` as ``(N, 26)`` int8 boards of ``kind`` (:data:`KINDS`), or :class:`StartsError` naming
+    what is wrong."""
     if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS or len(boards) == 0:
-        raise RaceStartsError(
-            f"{source}: boards must be a non-empty (N, {NUM_SLOTS}) array, got {boards.shape}"
-        )
+        raise StartsError(f"{source}: boards must be a non-empty (N, {NUM_SLOTS}) array, got {boards.shape}")
     b = boards.astype(np.int64)
     ours = np.maximum(b, 0).sum(axis=1)
     theirs = np.maximum(-b, 0).sum(axis=1)
+    _, accepts, what = KINDS[kind]
     # is_race also rules out a checker on the bar once both sides have checkers
-    bad = (ours > CHECKERS) | (theirs > CHECKERS) | (ours == 0) | (theirs == 0) | ~is_race(b.astype(np.int8))
+    bad = (ours > CHECKERS) | (theirs > CHECKERS) | (ours == 0) | (theirs == 0)
+    bad |= ~accepts(np.clip(b, -CHECKERS, CHECKERS).astype(np.int8))
     if bad.any():
-        raise RaceStartsError(
-            f"{source}: board {int(np.argmax(bad))} is not a race position "
-            f"(1 to {CHECKERS} checkers a side, no contact, nobody on the bar)"
+        raise StartsError(
+            f"{source}: board {int(np.argmax(bad))} is not {what} with 1 to {CHECKERS} checkers a side"
         )
     return np.ascontiguousarray(boards, dtype=np.int8)
 
 
 def load(path: str | os.PathLike) -> np.ndarray:
-    """The boards of a race starts file (checked)."""
+    """The boards of a starts file (checked against its kind)."""
     p = Path(path)
     try:
         with np.load(p, allow_pickle=False) as f:
             boards = f["boards"]
+            kind = str(f["kind"]) if "kind" in f.files else "race"
     except FileNotFoundError:
-        raise RaceStartsError(f"race starts file {p} not found") from None
+        raise StartsError(f"starts file {p} not found") from None
     except KeyError:
-        raise RaceStartsError(f"{p} is not a race starts file (it has no boards array)") from None
+        raise StartsError(f"{p} is not a starts file (it has no boards array)") from None
     except (ValueError, zipfile.BadZipFile, EOFError):
-        raise RaceStartsError(f"{p} is not a race starts file (not a numpy .npz archive)") from None
+        raise StartsError(f"{p} is not a starts file (not a numpy .npz archive)") from None
     except OSError as e:
-        raise RaceStartsError(f"cannot read race starts file {p}: {e.strerror or e}") from None
-    return check_boards(boards, str(p))
+        raise StartsError(f"cannot read starts file {p}: {e.strerror or e}") from None
+    if kind not in KINDS:
+        raise StartsError(f"{p}: unknown kind of starts {kind!r} (one of {', '.join(KINDS)})")
+    return check_boards(boards, str(p), kind)
 
 
 def starts(path: str | os.PathLike) -> Callable[[np.random.Generator], np.ndarray]:
@@ -113,10 +129,13 @@ def starts(path: str | os.PathLike) -> Callable[[np.random.Generator], np.ndarra
     return draw
 
 
-def save(path: str | os.PathLike, boards: np.ndarray, source: str, games: int) -> None:
-    """Write a race starts file atomically (:func:`bgnet.atomic.write_atomic`)."""
+def save(path: str | os.PathLike, boards: np.ndarray, source: str, games: int, kind: str = "race") -> None:
+    """Write a starts file of ``kind`` atomically (:func:`bgnet.atomic.write_atomic`)."""
     write_atomic(
-        path, lambda f: np.savez_compressed(f, boards=boards, source=np.array(source), games=np.array(games))
+        path,
+        lambda f: np.savez_compressed(
+            f, boards=boards, kind=np.array(kind), source=np.array(source), games=np.array(games)
+        ),
     )
 
 
@@ -130,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", help="the .npz file to write")
     ap.add_argument("--games", type=int, default=20_000, help="self-play games to play (default 20000)")
     ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
+    ap.add_argument(
+        "--kind", choices=tuple(KINDS), default="race", help="the first race or crashed position of each game"
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         print("error: --games must be >= 1", file=sys.stderr)
@@ -138,9 +160,12 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True, race_lookahead=False)
         rng = np.random.default_rng(args.seed)
-        boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng)
-        save(args.out, boards, str(args.checkpoint), args.games)
-        print(f"{len(boards)} race starts from {args.games} games -> {args.out}")
+        where = KINDS[args.kind][0]
+        boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng, where=where)
+        if len(boards) == 0:
+            raise StartsError(f"no {args.kind} position in {args.games} games: nothing written")
+        save(args.out, boards, str(args.checkpoint), args.games, args.kind)
+        print(f"{len(boards)} {args.kind} starts from {args.games} games -> {args.out}")
         return 0
 
     return writing_command(Path(args.out), body)

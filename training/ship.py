@@ -2,13 +2,15 @@
 
     .venv/bin/python -m bgnet_training.ship checkpoints/runs/refine-ply1.pt bgnet/networks/bgnet-default.pt
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --race RACE.pt   # the race network of another run
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed CRASHED.pt   # the crashed network of one
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --ensemble OTHER.pt   # main networks averaged
 
 The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 ``--checkpoint``); it is about half the size of the training checkpoint.  With
 ``--race``, the race network comes from that checkpoint instead (a run that
 trained only it, ``train_nets = "race"``); its run's name and counters are kept
-under ``race_source``.  A run that keeps a weight average (``average`` in its
+under ``race_source``; ``--crashed`` does the same for the crashed network
+(``train_nets = "crashed"``, under ``crashed_source``).  A run that keeps a weight average (``average`` in its
 config, ``training/average.py``) ships the average, from each file; ``--live``
 ships the last weights instead.  With ``--ensemble`` (repeatable), the main
 network is an ensemble (:class:`bgnet.network.EnsembleNet`): the mean of the
@@ -48,9 +50,10 @@ def averaged(state: dict[str, Any], source: str) -> dict[str, Any]:
     at = counters.get("games") if isinstance(counters, dict) else None
     note = {"games": average.get("games"), "since": average.get("since"), "at": at}
     out = state | {"model": average["main"], "averaged": note}
-    race = state.get("race")
-    if isinstance(race, dict) and isinstance(average.get("race"), dict):
-        out["race"] = race | {"model": average["race"], "averaged": note}
+    for name in checkpoint.PHASES:
+        net = state.get(name)
+        if isinstance(net, dict) and isinstance(average.get(name), dict):
+            out[name] = net | {"model": average[name], "averaged": note}
     return out
 
 
@@ -70,21 +73,25 @@ def young_average(note: dict[str, Any]) -> str:
 def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
     """``state`` without what only training needs (optimizer states, RNG states), checked to load."""
     out = {k: v for k, v in state.items() if k not in TRAINING_ONLY and k != "format"}
-    if isinstance(out.get("race"), dict):
-        out["race"] = {k: v for k, v in out["race"].items() if k not in TRAINING_ONLY}
+    for name in checkpoint.PHASES:
+        if isinstance(out.get(name), dict):
+            out[name] = {k: v for k, v in out[name].items() if k not in TRAINING_ONLY}
     checkpoint.network_from(out, "the shipped state")
-    checkpoint.race_network_from(out, "the shipped state")
+    for name in checkpoint.PHASES:
+        checkpoint.phase_network_from(out, name, "the shipped state")
     return out
 
 
-def with_race(state: dict[str, Any], other: dict[str, Any], source: str) -> dict[str, Any]:
-    """``state`` with the race network of ``other`` (a checkpoint dict read from ``source``)."""
-    race = other.get("race")
-    if not isinstance(race, dict):
-        raise checkpoint.CheckpointError(f"{source}: has no race network")
-    if isinstance(other.get("race_source"), dict):  # made apart from the run (bgnet_training.onesided)
-        return state | {"race": race, "race_source": other["race_source"]}
-    return state | {"race": race, "race_source": provenance(other)}
+def with_phase(state: dict[str, Any], name: str, other: dict[str, Any], source: str) -> dict[str, Any]:
+    """``state`` with the phase network ``name`` (``race``, ``crashed``) of ``other`` (a checkpoint dict
+    read from ``source``), its run noted under ``NAME_source``."""
+    net = other.get(name)
+    if not isinstance(net, dict):
+        raise checkpoint.CheckpointError(f"{source}: has no {name} network")
+    key = f"{name}_source"
+    if isinstance(other.get(key), dict):  # made apart from the run (bgnet_training.onesided)
+        return state | {name: net, key: other[key]}
+    return state | {name: net, key: provenance(other)}
 
 
 def provenance(state: dict[str, Any]) -> dict[str, Any]:
@@ -138,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("target", type=Path, help="the shipped network file to write")
     ap.add_argument("--race", type=Path, metavar="FILE", help="take the race network from this checkpoint")
     ap.add_argument(
+        "--crashed", type=Path, metavar="FILE", help="take the crashed network from this checkpoint"
+    )
+    ap.add_argument(
         "--ensemble",
         type=Path,
         action="append",
@@ -164,8 +174,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         state = pick(args.source)
-        if args.race is not None:
-            state = with_race(state, pick(args.race), str(args.race))
+        for name in checkpoint.PHASES:
+            path = getattr(args, name)
+            if path is not None:
+                state = with_phase(state, name, pick(path), str(path))
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         path = checkpoint.save(args.target, shipped_state(state))

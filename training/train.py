@@ -115,7 +115,7 @@ class SelfPlayChooser:
 
     With ``dtype`` other than float32 the plays are chosen by a copy of the
     main network in that precision (:meth:`bgnet.network.ValueNet.cast_copy`;
-    race networks and the bearoff database are shared), which :meth:`refresh`
+    the other phase networks and the bearoff database are shared), which :meth:`refresh`
     brings up to date after each update; the trained network stays float32.
     """
 
@@ -141,6 +141,7 @@ class SelfPlayChooser:
                 evaluator.encoder,
                 evaluator.device,
                 race=evaluator.race,
+                crashed=evaluator.crashed,
                 bearoff=evaluator.bearoff,
                 variant=evaluator.variant,
             )
@@ -351,20 +352,27 @@ class Replay:
 
 
 def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
-    """The freshly initialised networks of a config (main, and race when ``race_hidden``), as an evaluator
-    of the config's game."""
+    """The freshly initialised networks of a config (main, race when ``race_hidden``, crashed when
+    ``crashed_hidden``), as an evaluator of the config's game."""
     encoder = get_encoder(cfg.encoder)
     model = ValueNet(encoder.width, cfg.hidden, cfg.activation).to(device)
-    race = None
-    if cfg.race_hidden:
-        race_encoder = get_encoder(cfg.race_encoder)
-        race = (ValueNet(race_encoder.width, cfg.race_hidden, cfg.activation).to(device), race_encoder)
+
+    def phase(hidden: tuple[int, ...], name: str) -> tuple[RaceNet, Encoder] | None:
+        if not hidden:
+            return None
+        enc = get_encoder(name) if name else encoder
+        return ValueNet(enc.width, hidden, cfg.activation).to(device), enc
+
+    race = phase(cfg.race_hidden, cfg.race_encoder)
+    crashed = phase(cfg.crashed_hidden, cfg.crashed_encoder)
     bearoff = None
     if cfg.bearoff:
         from bgnet.bearoff import OneSidedBearoff
 
         bearoff = OneSidedBearoff.load_or_build()
-    return NetEvaluator(model, encoder, device, race=race, bearoff=bearoff, variant=cfg.game())
+    return NetEvaluator(
+        model, encoder, device, race=race, crashed=crashed, bearoff=bearoff, variant=cfg.game()
+    )
 
 
 def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, np.ndarray]]:
@@ -462,7 +470,7 @@ class Trainer:
                 "encoder_version": encoder.version,
             }
         state = nets.pop("main")
-        state.update(nets)  # the race network, if any, under "race"
+        state.update(nets)  # the phase networks, if any, under "race" and "crashed"
         if self.average is not None:
             state["average"] = self.average.state()
         elif isinstance(self.saved_average, dict):
@@ -504,16 +512,20 @@ class Trainer:
         torch.set_rng_state(rng_state["torch"])
 
     def _load_networks(self, state: dict[str, Any], source: str, *, with_optimizers: bool) -> None:
-        """Copy a checkpoint's networks into this run's (widened where ours are wider)."""
+        """Copy a checkpoint's networks into this run's (widened where ours are wider).  A new run's crashed
+        network starts from the checkpoint's main network where the checkpoint has no crashed network."""
         theirs, ours = checkpoint.variant_from(state, source), self.cfg.game()
         theirs_label = "backgammon" if theirs is None else theirs.label
         ours_label = "backgammon" if ours is None else ours.label
         if theirs_label != ours_label:
             raise CheckpointError(f"{source} plays {theirs_label}; this run plays {ours_label}")
         loaded: dict[str, tuple[RaceNet, Encoder]] = {"main": checkpoint.network_from(state, source)}
-        race = checkpoint.race_network_from(state, source)
-        if race is not None:
-            loaded["race"] = race
+        for name in checkpoint.PHASES:
+            net = checkpoint.phase_network_from(state, name, source)
+            if net is not None:
+                loaded[name] = net
+        if not with_optimizers and "crashed" not in loaded:
+            loaded["crashed"] = loaded["main"]
         for name, (model, encoder) in self.evaluator.networks().items():
             if name not in loaded:
                 if with_optimizers:

@@ -1,0 +1,151 @@
+"""The crashed network: a third phase network for gnubg's crashed positions, trained, stored and shipped."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from boards import TINY_RUN, pos
+
+from bgnet import checkpoint
+from bgnet.encoding import EXTENDED, RACE, TESAURO_198
+from bgnet.evaluator import NetEvaluator
+from bgnet.network import ValueNet
+from bgnet.position import STARTING
+from bgnet.pubeval import is_crashed, is_race
+from bgnet.variants import variant
+from bgnet_training import races
+from bgnet_training.config import make_config
+from bgnet_training.train import Trainer
+
+TINY = dict(TINY_RUN, race_hidden=(6,), games=8, checkpoint_every=8)
+
+RACE_BOARD = pos({6: 5, 5: 5, 4: 5}, {6: 5, 5: 5, 9: 5})
+# crashed: nine of our checkers on the ace point, two back (gnubg: n - a <= 6 with n = 15, a = 9)
+CRASHED = [
+    pos({1: 9, 2: 2, 3: 2, 24: 2}, {20: 2, 13: 5, 8: 3, 6: 5}),
+    pos({1: 10, 2: 3, 24: 2}, {20: 2, 13: 5, 8: 3, 6: 5}),
+    pos({1: 9, 3: 2, 4: 2, 20: 2}, {23: 2, 12: 4, 8: 4, 6: 5}),
+    pos({20: 2, 13: 5, 8: 3, 6: 5}, {1: 9, 2: 2, 3: 2, 24: 2}),  # the other side crashed
+]
+
+
+class Marker(torch.nn.Module):
+    """A 'network' whose win probability is a constant, to see which phase network was asked."""
+
+    def __init__(self, inputs: int, win: float) -> None:
+        super().__init__()
+        self.inputs, self.win = inputs, win
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert x.shape[1] == self.inputs
+        out = torch.zeros(len(x), 5)
+        out[:, 0] = self.win
+        return out
+
+
+def crashed_boards() -> np.ndarray:
+    boards = np.stack([p.board for p in CRASHED])
+    assert is_crashed(boards).all()
+    return boards
+
+
+def test_crashed_positions_go_to_the_crashed_network_races_to_the_race_one_and_the_rest_to_main():
+    boards = np.concatenate([crashed_boards(), np.stack([STARTING.board, RACE_BOARD.board])])
+    assert is_race(boards).tolist() == [False] * 5 + [True]
+    main = Marker(EXTENDED.width, 0.25)
+    race, crashed = (Marker(RACE.width, 0.75), RACE), (Marker(EXTENDED.width, 0.5), EXTENDED)
+    ev = NetEvaluator(main, EXTENDED, race=race, crashed=crashed)
+    assert list(ev.networks()) == ["main", "race", "crashed"]
+    np.testing.assert_allclose(ev.probabilities(boards)[:, 0], [0.5] * 4 + [0.25, 0.75])
+    assert ev.phases(boards).tolist() == [2] * 4 + [0, 1]
+    no_race = NetEvaluator(main, EXTENDED, crashed=crashed)
+    np.testing.assert_allclose(no_race.probabilities(boards)[:, 0], [0.5] * 4 + [0.25, 0.25])
+    assert no_race.phases(boards).tolist() == [1] * 4 + [0, 0]
+    # at 1-ply the replies are valued by their own phase's network: with nine checkers on our ace point
+    # every reply is crashed still (0.5 for the opponent), where the main network would give 0.25
+    np.testing.assert_allclose(ev.probabilities(boards[:1], ply=1)[0, 0], 0.5)
+    np.testing.assert_allclose(NetEvaluator(main, EXTENDED).probabilities(boards[:1], ply=1)[0, 0], 0.75)
+    with pytest.raises(ValueError, match="phase networks value backgammon boards"):
+        NetEvaluator(main, EXTENDED, crashed=crashed, variant=variant("portes"))
+
+
+def test_a_checkpoint_names_a_bad_crashed_entry(tmp_path):
+    trainer = Trainer(make_config(dict(TINY, crashed_hidden=(8,))), tmp_path, progress=False)
+    state = trainer.checkpoint_state()
+    assert checkpoint.phase_network_from(state, "crashed") is not None
+    with pytest.raises(checkpoint.CheckpointError, match="its crashed network entry is not a network"):
+        checkpoint.phase_network_from(state | {"crashed": [1, 2]}, "crashed", "x.pt")
+    one_sided = Trainer(make_config(dict(TINY, name="r")), tmp_path, progress=False).checkpoint_state()
+    one_sided["race"]["shape"] = dict(one_sided["race"]["shape"], kind="one-sided")
+    with pytest.raises(checkpoint.CheckpointError, match=r"x.pt \(crashed network\)"):
+        checkpoint.phase_network_from(state | {"crashed": one_sided["race"]}, "crashed", "x.pt")
+    with pytest.raises(ValueError, match="no phase network called 'opening'"):
+        checkpoint.phase_network_from(state, "opening")
+
+
+def test_a_crashed_run_starts_from_the_main_network_trains_only_it_and_ships_beside_another_main(tmp_path):
+    from bgnet_training.ship import main as ship
+
+    init = Trainer(make_config(TINY), tmp_path, progress=False)
+    init.run()
+    assert "crashed" not in init.evaluator.networks()
+    starts = tmp_path / "crashed.npz"
+    races.save(starts, crashed_boards(), "test", 4, kind="crashed")
+    cfg = dict(
+        TINY,
+        name="crashed",
+        games=16,
+        seed=5,
+        init=str(init.latest_checkpoint()),
+        crashed_hidden=TINY["hidden"],
+        train_nets="crashed",
+        start=str(starts),
+    )
+    run = Trainer(make_config(cfg), tmp_path, progress=False)
+    boards = crashed_boards()
+    others = np.stack([STARTING.board, RACE_BOARD.board])
+    crashed_model, encoder = run.evaluator.crashed
+    assert encoder is TESAURO_198  # the main network's encoder (crashed_encoder empty)
+    # it starts as a copy of the init's main network: the same values of crashed positions
+    main_of_init = ValueNet(TESAURO_198.width, TINY["hidden"])
+    main_of_init.load_state_dict(init.evaluator.model.state_dict())
+    with torch.no_grad():
+        want = main_of_init(torch.from_numpy(TESAURO_198.encode(boards))).numpy()
+    np.testing.assert_allclose(run.evaluator.probabilities(boards), want, atol=1e-6)
+    frozen = {n: [p.clone() for p in m.parameters()] for n, (m, _) in run.evaluator.networks().items()}
+    run.run()
+    for name, (model, _) in run.evaluator.networks().items():
+        same = all(torch.equal(a, b) for a, b in zip(frozen[name], model.parameters(), strict=True))
+        assert same == (name != "crashed"), name
+    assert not np.allclose(run.evaluator.probabilities(boards), want, atol=1e-4)
+    # its checkpoint loads with the crashed network routed
+    loaded = NetEvaluator.from_checkpoint(run.latest_checkpoint(), bearoff=False)
+    assert loaded.crashed is not None
+    np.testing.assert_allclose(loaded.probabilities(boards), run.evaluator.probabilities(boards), atol=1e-6)
+    # shipped beside the init's networks: crashed positions by the crashed run, the rest as before
+    out = tmp_path / "shipped.pt"
+    assert ship([str(init.latest_checkpoint()), str(out), "--crashed", str(run.latest_checkpoint())]) == 0
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    np.testing.assert_allclose(shipped.probabilities(boards), run.evaluator.probabilities(boards), atol=1e-6)
+    np.testing.assert_allclose(shipped.probabilities(others), init.evaluator.probabilities(others), atol=1e-6)
+    state = checkpoint.read(out)
+    assert "optimizer" not in state["crashed"]
+    assert state["crashed_source"]["run"] == "crashed"
+    assert state["crashed_source"]["counters"]["games"] == 16
+    assert ship([str(init.latest_checkpoint()), str(out), "--crashed", str(init.latest_checkpoint())]) == 2
+
+
+def test_crashed_starts_files_hold_crashed_positions_only(tmp_path):
+    f = tmp_path / "c.npz"
+    races.save(f, crashed_boards(), "test", 4, kind="crashed")
+    np.testing.assert_array_equal(races.load(f), crashed_boards())
+    races.save(f, crashed_boards(), "test", 4)  # kind race
+    with pytest.raises(races.StartsError, match="board 0 is not a race position"):
+        races.load(f)
+    races.save(f, np.stack([STARTING.board, *crashed_boards()]), "test", 4, kind="crashed")
+    with pytest.raises(races.StartsError, match="board 0 is not a crashed position"):
+        races.load(f)
+    races.save(f, crashed_boards(), "test", 4, kind="opening")
+    with pytest.raises(races.StartsError, match="unknown kind of starts 'opening'"):
+        races.load(f)
