@@ -786,6 +786,8 @@ class NetEvaluator(Evaluator):
         boards = np.asarray(boards).reshape(-1, self.slots)
         phases = np.zeros(len(boards), dtype=np.int64)
         names = list(self.networks())
+        if len(names) == 1:
+            return phases  # also every variant's boards (52 slots; no phase networks)
         race = is_race(boards)
         if self.race is not None:
             phases[race] = names.index("race")

@@ -1,8 +1,10 @@
-"""Shared test helpers: a position builder matching ``repr(Position)``, board strategies, a tiny network."""
+"""Shared test helpers: a position builder matching ``repr(Position)``, board strategies, a tiny network,
+a marker network."""
 
 from __future__ import annotations
 
 import numpy as np
+import torch
 from hypothesis import strategies as st
 
 from bgnet.dice import Dice
@@ -23,6 +25,20 @@ def after(position: Position, dice: str) -> set[Position]:
     found = [Position(flip(r)) for r in rows]
     assert len(set(found)) == len(found), "a result is listed twice"
     return set(found)
+
+
+class Marker(torch.nn.Module):
+    """A 'network' whose win probability is a constant, to see which phase network was asked."""
+
+    def __init__(self, inputs: int, win: float) -> None:
+        super().__init__()
+        self.inputs, self.win = inputs, win
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        assert x.shape[1] == self.inputs
+        out = torch.zeros(len(x), 5)
+        out[:, 0] = self.win
+        return out
 
 
 @st.composite

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from boards import TINY_RUN, pos
+from boards import TINY_RUN, Marker, pos
 
 from bgnet import checkpoint
 from bgnet.encoding import EXTENDED, RACE, TESAURO_198
@@ -28,20 +28,6 @@ CRASHED = [
     pos({1: 9, 3: 2, 4: 2, 20: 2}, {23: 2, 12: 4, 8: 4, 6: 5}),
     pos({20: 2, 13: 5, 8: 3, 6: 5}, {1: 9, 2: 2, 3: 2, 24: 2}),  # the other side crashed
 ]
-
-
-class Marker(torch.nn.Module):
-    """A 'network' whose win probability is a constant, to see which phase network was asked."""
-
-    def __init__(self, inputs: int, win: float) -> None:
-        super().__init__()
-        self.inputs, self.win = inputs, win
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        assert x.shape[1] == self.inputs
-        out = torch.zeros(len(x), 5)
-        out[:, 0] = self.win
-        return out
 
 
 def crashed_boards() -> np.ndarray:

@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 import pytest
 import torch
-from boards import TINY_RUN, pos
+from boards import TINY_RUN, Marker, pos
 
 from bgnet import checkpoint
 from bgnet.encoding import CONTACT, EXTENDED, RACE
@@ -29,20 +29,6 @@ CONTACT_BOARD = STARTING
 def constant(value):
     """A 0-ply function that gives every board the same probabilities (marks which net answered)."""
     return lambda boards: np.tile(np.asarray(value, dtype=np.float32), (len(boards), 1))
-
-
-class Marker(torch.nn.Module):
-    """A 'network' whose win probability is a constant, to see which phase network was asked."""
-
-    def __init__(self, inputs: int, win: float) -> None:
-        super().__init__()
-        self.inputs, self.win = inputs, win
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        assert x.shape[1] == self.inputs
-        out = torch.zeros(len(x), 5)
-        out[:, 0] = self.win
-        return out
 
 
 def test_races_go_to_the_race_network_and_contact_to_the_main_one():
