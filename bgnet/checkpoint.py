@@ -61,7 +61,8 @@ def read(path: str | Path) -> dict[str, Any]:
 PHASES = ("race", "crashed")
 """The phase networks a checkpoint may hold besides its main one, each an entry of that name with the main
 network's keys: ``race`` values positions without contact, ``crashed`` gnubg's crashed positions
-(:func:`bgnet.pubeval.is_crashed`); the evaluator routes a position to the first that applies."""
+(:func:`bgnet.pubeval.is_crashed`, never a race); the evaluator routes each position to the one whose class it
+is in, else to the main network."""
 
 
 def phase_network_from(

@@ -70,7 +70,7 @@ that game's 52-slot boards instead: a finished game takes its exact value
 from :meth:`~bgnet.variants.Variant.result` (:func:`variant_final_probabilities`;
 a plakoto draw is win = 0.5, the rest 0), plays come from
 :meth:`~bgnet.variants.Variant.generate`, and there is no bearoff database
-and no race network (their inputs are backgammon's).  The n-ply search is
+and no phase networks (their inputs are backgammon's).  The n-ply search is
 the same code; a game with repeated turns (acey-deucey) is searched over
 :meth:`~bgnet.variants.Variant.generate`'s whole turns.
 
@@ -747,7 +747,8 @@ class NetEvaluator(Evaluator):
         model, encoder = checkpoint.network_from(state, source)
         variant = checkpoint.variant_from(state, source)
         checkpoint.check_encoder(variant, encoder, source)
-        race, crashed = (checkpoint.phase_network_from(state, name, source) for name in checkpoint.PHASES)
+        race = checkpoint.phase_network_from(state, "race", source)
+        crashed = checkpoint.phase_network_from(state, "crashed", source)
         if variant is not None:
             if race is not None or crashed is not None:
                 raise checkpoint.CheckpointError(

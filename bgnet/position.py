@@ -156,6 +156,15 @@ def check_board(b: Board) -> None:
         raise InvalidPositionError(f"the opponent has {theirs} checkers; at most {CHECKERS}")
 
 
+def in_play(boards: np.ndarray) -> np.ndarray:
+    """Per ``(N, 26)`` board, whether it is legal (:func:`check_board`) with the game still in play
+    (:func:`check_in_play`: each side has a checker on the board)."""
+    b = np.asarray(boards).astype(np.int32)
+    ours, theirs = np.maximum(b, 0).sum(axis=1), np.maximum(-b, 0).sum(axis=1)
+    bars = (b[:, OUR_BAR] >= 0) & (b[:, THEIR_BAR] <= 0)
+    return bars & (ours >= 1) & (ours <= CHECKERS) & (theirs >= 1) & (theirs <= CHECKERS)
+
+
 def check_in_play(b: Board) -> None:
     """Raise :class:`InvalidPositionError` if the game of ``b`` is over: a side has no checker left.
 

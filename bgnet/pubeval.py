@@ -270,7 +270,10 @@ def is_crashed(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray
     b = np.ascontiguousarray(_as_boards(boards), dtype=np.int8)
     crashed = np.empty(len(b), dtype=np.bool_)
     _crashed_sides(b, crashed)
-    return crashed & ~(is_race(b) if race is None else race)
+    race = is_race(b) if race is None else np.asarray(race, dtype=bool)
+    if race.shape != crashed.shape:
+        raise ValueError(f"race marks {race.shape} boards, not {crashed.shape}")
+    return crashed & ~race
 
 
 def race_before_move(positions: np.ndarray, steps: np.ndarray) -> np.ndarray:

@@ -62,10 +62,15 @@ def test_a_checkpoint_names_a_bad_crashed_entry(tmp_path):
     assert checkpoint.phase_network_from(state, "crashed") is not None
     with pytest.raises(checkpoint.CheckpointError, match="its crashed network entry is not a network"):
         checkpoint.phase_network_from(state | {"crashed": [1, 2]}, "crashed", "x.pt")
-    one_sided = Trainer(make_config(dict(TINY, name="r")), tmp_path, progress=False).checkpoint_state()
-    one_sided["race"]["shape"] = dict(one_sided["race"]["shape"], kind="one-sided")
-    with pytest.raises(checkpoint.CheckpointError, match=r"x.pt \(crashed network\)"):
-        checkpoint.phase_network_from(state | {"crashed": one_sided["race"]}, "crashed", "x.pt")
+    one_sided = checkpoint.read(checkpoint.DEFAULT)["race"]  # the shipped one-sided race network
+    assert checkpoint.phase_network_from(state | {"race": one_sided}, "race") is not None
+    with pytest.raises(checkpoint.CheckpointError, match="one-sided network can only be a race network"):
+        checkpoint.phase_network_from(state | {"crashed": one_sided}, "crashed", "x.pt")
+    portes = dict(TINY_RUN, name="portes", variant="portes", encoder="variant")
+    variant_state = Trainer(make_config(portes), tmp_path, progress=False).checkpoint_state()
+    variant_state["crashed"] = state["crashed"]
+    with pytest.raises(checkpoint.CheckpointError, match="a portes network cannot have phase networks"):
+        NetEvaluator.from_checkpoint(checkpoint.save(tmp_path / "v.pt", variant_state), bearoff=False)
     with pytest.raises(ValueError, match="no phase network called 'opening'"):
         checkpoint.phase_network_from(state, "opening")
 
@@ -120,6 +125,33 @@ def test_a_crashed_run_starts_from_the_main_network_trains_only_it_and_ships_bes
     assert state["crashed_source"]["run"] == "crashed"
     assert state["crashed_source"]["counters"]["games"] == 16
     assert ship([str(init.latest_checkpoint()), str(out), "--crashed", str(init.latest_checkpoint())]) == 2
+    # a new run from a checkpoint that has a crashed network starts from that one, not from its main network
+    again = Trainer(
+        make_config(dict(cfg, name="again", init=str(run.latest_checkpoint()))), tmp_path, progress=False
+    )
+    np.testing.assert_allclose(
+        again.evaluator.probabilities(boards), run.evaluator.probabilities(boards), atol=1e-6
+    )
+    # one that cannot hold the init's main network says which network it tried
+    narrow = dict(cfg, name="narrow", crashed_hidden=(4,))
+    with pytest.raises(
+        checkpoint.CheckpointError, match=r"its main network \(where the crashed network starts\)"
+    ):
+        Trainer(make_config(narrow), tmp_path, progress=False)
+
+
+def test_the_shipped_networks_route_crashed_positions_to_their_crashed_network():
+    ev = NetEvaluator.from_checkpoint()
+    assert list(ev.networks()) == ["main", "race", "crashed"]
+    boards = crashed_boards()
+    assert (ev.phases(boards) == 2).all()
+    model, encoder = ev.crashed
+    with torch.no_grad():
+        want = model(torch.from_numpy(encoder.encode(boards))).numpy()
+    np.testing.assert_allclose(ev.probabilities(boards), want, atol=1e-6)
+    main, main_encoder = ev.networks()["main"]
+    with torch.no_grad():
+        assert not np.allclose(main(torch.from_numpy(main_encoder.encode(boards))).numpy(), want, atol=1e-3)
 
 
 def test_crashed_starts_files_hold_crashed_positions_only(tmp_path):
@@ -131,6 +163,11 @@ def test_crashed_starts_files_hold_crashed_positions_only(tmp_path):
         races.load(f)
     races.save(f, np.stack([STARTING.board, *crashed_boards()]), "test", 4, kind="crashed")
     with pytest.raises(races.StartsError, match="board 0 is not a crashed position"):
+        races.load(f)
+    illegal = crashed_boards()
+    illegal[1, 0] = 1  # one of ours on the opponent's bar
+    races.save(f, illegal, "test", 4, kind="crashed")
+    with pytest.raises(races.StartsError, match="board 1 is not a crashed position .* .a legal board."):
         races.load(f)
     races.save(f, crashed_boards(), "test", 4, kind="opening")
     with pytest.raises(races.StartsError, match="unknown kind of starts 'opening'"):

@@ -79,11 +79,11 @@ def test_a_race_network_grows_into_race_db_inputs_with_the_same_values(tmp_path)
         make_config(dict(TINY, name="back", games=8, race_encoder="race-db")), tmp_path, progress=False
     )
     back.run()
-    with pytest.raises(CheckpointError, match="encoder race-db, this run race"):
+    with pytest.raises(CheckpointError, match="encoder race-db, this run's race network race"):
         Trainer(
             make_config(dict(TINY, name="b2", init=str(back.latest_checkpoint()))), tmp_path, progress=False
         )
-    with pytest.raises(CheckpointError, match="encoder race, this run extended"):
+    with pytest.raises(CheckpointError, match="encoder race, this run's race network extended"):
         _race_db_run(tmp_path, first.latest_checkpoint(), name="c", race_encoder="extended")
 
 
@@ -171,7 +171,7 @@ def test_the_races_command_writes_a_file_and_refuses_bad_arguments(tmp_path, cap
     assert len(err) == 2 and err[-1].startswith("error:")
 
 
-def test_the_races_command_keeps_crashed_positions_with_kind_crashed(tmp_path, capsys):
+def test_the_races_command_keeps_crashed_positions_with_kind_crashed(tmp_path, capsys, monkeypatch):
     from bgnet_training.races import main
 
     out = tmp_path / "c.npz"
@@ -180,6 +180,7 @@ def test_the_races_command_keeps_crashed_positions_with_kind_crashed(tmp_path, c
     assert 0 < len(boards) <= 16 and is_crashed(boards).all()
     assert "crashed starts from 16 games" in capsys.readouterr().out
     none = tmp_path / "none.npz"
-    assert main(["bgnet/networks/bgnet-default.pt", str(none), "--kind", "crashed", "--games", "1"]) == 1
-    assert "no crashed position in 1 games: nothing written" in capsys.readouterr().err
+    monkeypatch.setattr(races, "harvest", lambda *a, **k: np.zeros((0, 26), dtype=np.int8))
+    assert main(["bgnet/networks/bgnet-default.pt", str(none), "--kind", "crashed", "--games", "3"]) == 1
+    assert "no crashed position in 3 game(s): nothing written" in capsys.readouterr().err
     assert not none.exists()

@@ -12,7 +12,7 @@ weighs the weights of ``t`` games ago by ``exp(-t / G)``, a time constant of
 (``average`` may be changed between sessions).
 
 Checkpoints hold it under ``"average"`` (``{"games": G, "since": S, "main":
-state dict, "race": state dict}``, ``S`` the run's game count when the
+state dict, "race": state dict, ...}``, one per phase network, ``S`` the run's game count when the
 average started).  A run resumed from a checkpoint without one, or started
 from ``init``, starts it from the weights it begins with; a session run with
 ``average = 0`` carries a saved average forward unchanged.  ``python -m

@@ -70,7 +70,7 @@ class TrainConfig:
     """Hidden layer widths of a separate crashed network (gnubg's crashed positions,
     :func:`bgnet.pubeval.is_crashed`); empty: none.  A new run whose ``init`` checkpoint has no crashed
     network starts it as a copy of that checkpoint's main network (crashed positions are contact
-    positions), so it takes the main network's widths and encoder."""
+    positions): give it that network's widths (or wider ones) and its encoder (or one that extends it)."""
 
     crashed_encoder: str = ""
     """Input encoder of the crashed network; empty: the main network's (``encoder``)."""

@@ -36,7 +36,7 @@ from bgnet.atomic import write_atomic
 from bgnet.bearoff import OneSidedBearoff
 from bgnet.errors import BgnetError
 from bgnet.lockstep import Chooser, Lockstep
-from bgnet.position import CHECKERS, NUM_SLOTS
+from bgnet.position import CHECKERS, NUM_SLOTS, in_play
 from bgnet.pubeval import is_crashed, is_race
 
 
@@ -85,16 +85,13 @@ def check_boards(boards: np.ndarray, source: str, kind: str = "race") -> np.ndar
     what is wrong."""
     if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS or len(boards) == 0:
         raise StartsError(f"{source}: boards must be a non-empty (N, {NUM_SLOTS}) array, got {boards.shape}")
-    b = boards.astype(np.int64)
-    ours = np.maximum(b, 0).sum(axis=1)
-    theirs = np.maximum(-b, 0).sum(axis=1)
     _, accepts, what = KINDS[kind]
-    # is_race also rules out a checker on the bar once both sides have checkers
-    bad = (ours > CHECKERS) | (theirs > CHECKERS) | (ours == 0) | (theirs == 0)
-    bad |= ~accepts(np.clip(b, -CHECKERS, CHECKERS).astype(np.int8))
+    bad = ~in_play(boards)
+    bad |= ~accepts(np.clip(boards, -CHECKERS, CHECKERS).astype(np.int8))
     if bad.any():
         raise StartsError(
-            f"{source}: board {int(np.argmax(bad))} is not {what} with 1 to {CHECKERS} checkers a side"
+            f"{source}: board {int(np.argmax(bad))} is not {what} with 1 to {CHECKERS} checkers a side "
+            "(a legal board)"
         )
     return np.ascontiguousarray(boards, dtype=np.int8)
 
@@ -163,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         where = KINDS[args.kind][0]
         boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng, where=where)
         if len(boards) == 0:
-            raise StartsError(f"no {args.kind} position in {args.games} games: nothing written")
+            raise StartsError(f"no {args.kind} position in {args.games} game(s): nothing written")
         save(args.out, boards, str(args.checkpoint), args.games, args.kind)
         print(f"{len(boards)} {args.kind} starts from {args.games} games -> {args.out}")
         return 0

@@ -524,8 +524,10 @@ class Trainer:
             net = checkpoint.phase_network_from(state, name, source)
             if net is not None:
                 loaded[name] = net
+        described = {name: f"{name} network" for name in loaded}
         if not with_optimizers and "crashed" not in loaded:
             loaded["crashed"] = loaded["main"]
+            described["crashed"] = "main network (where the crashed network starts)"
         for name, (model, encoder) in self.evaluator.networks().items():
             if name not in loaded:
                 if with_optimizers:
@@ -534,14 +536,18 @@ class Trainer:
             src_model, src_encoder = loaded[name]
             if src_encoder.name != encoder.name and (with_optimizers or encoder.extends != src_encoder.name):
                 raise CheckpointError(
-                    f"{source}: its {name} network uses encoder {src_encoder.name}, this run {encoder.name}"
+                    f"{source}: its {described[name]} uses encoder {src_encoder.name}, "
+                    f"this run's {name} network {encoder.name}"
                 )
             if not isinstance(src_model, ValueNet) or not isinstance(model, ValueNet):
                 kind = {"ensemble": "an ensemble"}.get(src_model.shape.get("kind", ""), "one-sided")
                 raise CheckpointError(
-                    f"{source}: its {name} network is {kind}, which self-play does not train"
+                    f"{source}: its {described[name]} is {kind}, which self-play does not train"
                 )
-            widen_into(model, src_model, self.rng)
+            try:
+                widen_into(model, src_model, self.rng)
+            except CheckpointError as e:
+                raise CheckpointError(f"{source}: its {described[name]} ({e})") from None
             if with_optimizers:
                 opt = state["optimizer"] if name == "main" else state[name]["optimizer"]
                 self.optimizers[name].load_state_dict(opt)
