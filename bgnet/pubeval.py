@@ -235,28 +235,32 @@ CRASHED_IN_PLAY = 6
 
 
 @njit(cache=True)
-def _crashed_sides(b: np.ndarray, out: np.ndarray) -> None:
-    """gnubg's test of each side (its ``ClassifyPosition``), from the side's checkers in play (bar
-    included) and on its ace and deuce points: ``out[i]`` when either side of board ``i`` is crashed."""
+def _crashed_side(in_play: int, ace: int, deuce: int) -> bool:
+    """gnubg's test of one side (its ``ClassifyPosition``), from the side's checkers in play (bar
+    included) and on its ace and deuce points."""
     n = CRASHED_IN_PLAY
+    if in_play <= n:
+        return True
+    if ace > 1:
+        return in_play <= n + ace or (deuce > 1 and 1 + in_play - (ace + deuce) <= n)
+    return in_play <= n + deuce - 1
+
+
+@njit(cache=True)
+def _crashed_sides(b: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: whether either side of board ``i`` is crashed (:func:`_crashed_side`)."""
     for i in range(b.shape[0]):
-        crashed = False
-        for side in range(2):
-            sign = 1 if side == 0 else -1
-            in_play = 0
-            for s in range(NUM_SLOTS):
-                v = sign * b[i, s]
-                if v > 0:
-                    in_play += v
-            ace = max(sign * b[i, 1 if side == 0 else NUM_SLOTS - 2], 0)
-            deuce = max(sign * b[i, 2 if side == 0 else NUM_SLOTS - 3], 0)
-            if in_play <= n:
-                crashed = True
-            elif ace > 1:
-                crashed |= in_play <= n + ace or (deuce > 1 and 1 + in_play - (ace + deuce) <= n)
+        ours = 0
+        theirs = 0
+        for s in range(NUM_SLOTS):
+            if b[i, s] > 0:
+                ours += b[i, s]
             else:
-                crashed |= in_play <= n + deuce - 1
-        out[i] = crashed
+                theirs -= b[i, s]
+        ours_crashed = _crashed_side(ours, max(b[i, 1], 0), max(b[i, 2], 0))
+        out[i] = ours_crashed or _crashed_side(
+            theirs, max(-b[i, NUM_SLOTS - 2], 0), max(-b[i, NUM_SLOTS - 3], 0)
+        )
 
 
 def is_crashed(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
