@@ -66,6 +66,16 @@ class TrainConfig:
     race_lr_scale: float = 1.0
     """The race network's learning rate is ``lr`` (as scheduled) times this."""
 
+    race_network: str = ""
+    """A networks file (e.g. the shipped ``bgnet/networks/bgnet-default.pt``) whose race network values
+    every race of this run, frozen, in play and in search targets, with the race search where it is
+    one-sided (:mod:`bgnet.race`), as the shipped networks value races; relative paths are from the
+    current folder.  In place of a trained race network: needs ``race_hidden`` empty, ``train_nets``
+    ``main`` or ``crashed`` and ``bearoff``.  Checkpoints keep a copy (under ``race``, with the file's
+    ``race_source``), so the run's files value races as it played them and ``ship`` ships it; resuming
+    checks the file still holds the same network.  Empty: none (races go to the run's own race network,
+    or the main one)."""
+
     crashed_hidden: tuple[int, ...] = ()
     """Hidden layer widths of a separate crashed network (gnubg's crashed positions,
     :func:`bgnet.pubeval.is_crashed`); empty: none.  A new run whose ``init`` checkpoint has no crashed
@@ -245,6 +255,15 @@ class TrainConfig:
             "train_nets",
             "crashed needs crashed_hidden",
         )
+        if self.race_network:
+            need(not self.race_hidden, "race_hidden", "empty with race_network (one race network)")
+            need(
+                self.train_nets in {"main", "crashed"},
+                "train_nets",
+                "main or crashed with race_network (the race network it names is not trained)",
+            )
+            need(self.bearoff, "bearoff", "true with race_network (its race search reads the database)")
+            need(self.start != "race", "start", "not race with race_network (races are not trained)")
         need(self.average >= 0, "average", "must be >= 0 (0: no weight average)")
         need(
             self.start in {"standard", "race"} or self.start.endswith(".npz"),
@@ -272,6 +291,7 @@ class TrainConfig:
             expected = variant_encoder(game.rotate).name
             need(self.encoder == expected, "encoder", f"{expected} for {game.label}")
             need(not self.race_hidden, "race_hidden", f"empty for {game.label} (no race network)")
+            need(not self.race_network, "race_network", f"empty for {game.label} (no race network)")
             need(not self.crashed_hidden, "crashed_hidden", f"empty for {game.label} (no crashed network)")
             need(not self.bearoff, "bearoff", f"false for {game.label} (the database is backgammon's)")
 

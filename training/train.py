@@ -45,7 +45,7 @@ from bgnet.pubeval import pubeval_best
 from bgnet.stats import mean_ci
 
 from . import races
-from .average import WeightAverage
+from .average import WeightAverage, trained_networks
 from .config import TARGET_PLY, ConfigError, TrainConfig, load_config, make_config
 from .grow import widen_into
 from .td import lambda_returns
@@ -144,6 +144,7 @@ class SelfPlayChooser:
                 crashed=evaluator.crashed,
                 bearoff=evaluator.bearoff,
                 variant=evaluator.variant,
+                race_lookahead=evaluator.race_lookahead is not None,
             )
 
     @property
@@ -303,16 +304,18 @@ def fit(
     minibatch: int,
     rng: np.random.Generator,
 ) -> None:
-    """Regress each phase network on its positions of ``boards`` towards ``targets`` (one pass, minibatches).
+    """Regress each trained phase network on its positions of ``boards`` towards ``targets`` (one pass,
+    minibatches).
 
     Each position trains the phase network that values it
     (``evaluator.phases``), with that network's optimizer; positions whose
-    value is exact train nothing (:func:`training_phases`).
+    value is exact, or valued by a frozen network (no optimizer), train nothing
+    (:func:`training_phases`).
     """
     phases = training_phases(evaluator, boards)
     for k, (name, (model, encoder)) in enumerate(evaluator.networks().items()):
         rows = np.flatnonzero(phases == k)
-        if len(rows) == 0:
+        if len(rows) == 0 or name not in optimizers:  # none, or a frozen network's (``race_network``)
             continue
         x = torch.from_numpy(encoder.encode(boards[rows])).to(evaluator.device)
         y = torch.from_numpy(np.ascontiguousarray(targets[rows], dtype=np.float32)).to(evaluator.device)
@@ -364,6 +367,8 @@ def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> Net
         return ValueNet(enc.width, hidden, cfg.activation).to(device), enc
 
     race = phase(cfg.race_hidden, cfg.race_encoder)
+    if cfg.race_network:
+        race = frozen_race_network(cfg.race_network, device)
     crashed = phase(cfg.crashed_hidden, cfg.crashed_encoder)
     bearoff = None
     if cfg.bearoff:
@@ -371,21 +376,42 @@ def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> Net
 
         bearoff = OneSidedBearoff.load_or_build()
     return NetEvaluator(
-        model, encoder, device, race=race, crashed=crashed, bearoff=bearoff, variant=cfg.game()
+        model,
+        encoder,
+        device,
+        race=race,
+        crashed=crashed,
+        bearoff=bearoff,
+        variant=cfg.game(),
+        race_lookahead=bool(cfg.race_network),
     )
 
 
+def frozen_race_network(path: str, device: torch.device | str) -> tuple[RaceNet, Encoder]:
+    """The race network of the networks file ``path`` (a config's ``race_network``), its parameters frozen
+    (:func:`bgnet_training.average.trained_networks` leaves it out: no optimizer, average or checkpoint)."""
+    try:
+        race = checkpoint.phase_network_from(checkpoint.read(Path(path)), "race", path)
+    except CheckpointError as e:
+        raise ConfigError(f"config field 'race_network': {e}") from None
+    if race is None:
+        raise ConfigError(f"config field 'race_network': {path} has no race network")
+    model, encoder = race
+    model.to(device).eval().requires_grad_(False)
+    return model, encoder
+
+
 def network_weights(evaluator: NetEvaluator) -> dict[str, dict[str, np.ndarray]]:
-    """The phase networks' weights by name as numpy copies: what the learner publishes to workers
-    (plain pickles, no shared-memory handles between processes)."""
+    """The trained phase networks' weights by name as numpy copies: what the learner publishes to workers
+    (plain pickles, no shared-memory handles between processes; a frozen race network each loads itself)."""
     return {
         name: {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
-        for name, (model, _) in evaluator.networks().items()
+        for name, (model, _) in trained_networks(evaluator).items()
     }
 
 
 def load_weights(evaluator: NetEvaluator, weights: dict[str, dict[str, np.ndarray]]) -> None:
-    for name, (model, _) in evaluator.networks().items():
+    for name, (model, _) in trained_networks(evaluator).items():
         model.load_state_dict({k: torch.from_numpy(v) for k, v in weights[name].items()})
 
 
@@ -409,6 +435,8 @@ class Trainer:
         self.device = pick_device(cfg.device)  # before the run directory: a bad device leaves nothing behind
         if cfg.start.endswith(".npz"):
             races.load(cfg.start)  # a bad race starts file, too
+        if cfg.race_network:
+            frozen_race_network(cfg.race_network, "cpu")  # and a bad race network file
         self._check_run_dir()
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
@@ -416,13 +444,13 @@ class Trainer:
         torch.manual_seed(cfg.seed)
         self.evaluator = build_evaluator(cfg, self.device)
         opt_class = torch.optim.Adam if cfg.optimizer == "adam" else torch.optim.SGD
-        self.optimizers = {
-            name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in self.evaluator.networks().items()
-        }
+        trained = trained_networks(self.evaluator)
+        self.optimizers = {name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in trained.items()}
         self.replay = Replay(cfg.replay, self.evaluator.slots) if cfg.replay else None
         self.state = RunState()
         self.resumed_from: Path | None = None
         self.saved_average: object = None  # the weight average of the checkpoint resumed, if it has one
+        self._race_source: dict[str, Any] | None = None  # the frozen race network's, read once
         latest = self.latest_checkpoint()
         if latest is None and cfg.snapshot and Path(cfg.snapshot).is_file():
             latest = Path(cfg.snapshot)
@@ -461,7 +489,7 @@ class Trainer:
 
     def checkpoint_state(self) -> dict[str, Any]:
         nets = {}
-        for name, (model, encoder) in self.evaluator.networks().items():
+        for name, (model, encoder) in trained_networks(self.evaluator).items():
             nets[name] = {
                 "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
                 "optimizer": self.optimizers[name].state_dict(),
@@ -471,6 +499,8 @@ class Trainer:
             }
         state = nets.pop("main")
         state.update(nets)  # the phase networks, if any, under "race" and "crashed"
+        if self.cfg.race_network:
+            state.update(self.frozen_race_entry())
         if self.average is not None:
             state["average"] = self.average.state()
         elif isinstance(self.saved_average, dict):
@@ -505,11 +535,44 @@ class Trainer:
         if diff:
             raise ConfigError(f"checkpoint {path} was made by a different config: {'; '.join(diff)}")
         self._load_networks(state, str(path), with_optimizers=True)
+        if self.cfg.race_network:
+            self._check_frozen_race(state, str(path))
         self.saved_average = state.get("average")
         self.state = counters
         self._truncate_metrics()
         self.rng.bit_generator.state = rng_state["numpy"]
         torch.set_rng_state(rng_state["torch"])
+
+    def frozen_race_entry(self) -> dict[str, Any]:
+        """A checkpoint's copy of the config's frozen race network (``race_network``): its ``race`` entry
+        (no optimizer) and ``race_source`` (the file's own, or the file's name)."""
+        model, encoder = self.evaluator.race  # type: ignore[misc]
+        if self._race_source is None:
+            source = checkpoint.read(Path(self.cfg.race_network)).get("race_source")
+            self._race_source = source if isinstance(source, dict) else {"file": self.cfg.race_network}
+        return {
+            "race": {
+                "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+                "shape": model.shape,
+                "encoder": encoder.name,
+                "encoder_version": encoder.version,
+            },
+            "race_source": self._race_source,
+        }
+
+    def _check_frozen_race(self, state: dict[str, Any], source: str) -> None:
+        """A resumed run's frozen race network must be the one its checkpoint says it played."""
+        saved = state.get("race")
+        model = self.evaluator.race[0]  # type: ignore[index]
+        mine = model.state_dict()
+        theirs = saved.get("model") if isinstance(saved, dict) else None
+        if not isinstance(theirs, dict) or set(theirs) != set(mine):
+            raise CheckpointError(f"{source} has no copy of the race network its run played (race_network)")
+        if not all(torch.equal(mine[k].cpu(), theirs[k].cpu()) for k in mine):
+            raise CheckpointError(
+                f"{source}: its run played another race network than {self.cfg.race_network} holds now "
+                "(race_network); restore that file or start a new run"
+            )
 
     def _load_networks(self, state: dict[str, Any], source: str, *, with_optimizers: bool) -> None:
         """Copy a checkpoint's networks into this run's (widened where ours are wider).  A new run's crashed
@@ -528,7 +591,7 @@ class Trainer:
         if not with_optimizers and "crashed" not in loaded:
             loaded["crashed"] = loaded["main"]
             described["crashed"] = "main network (where the crashed network starts)"
-        for name, (model, encoder) in self.evaluator.networks().items():
+        for name, (model, encoder) in trained_networks(self.evaluator).items():
             if name not in loaded:
                 if with_optimizers:
                     raise CheckpointError(f"{source} has no {name} network")

@@ -7,7 +7,7 @@ run's config) and its own :class:`~bgnet.lockstep.Lockstep` of
 ``parallel_games`` games.  It answers two calls:
 
 * ``set_weights(version, weights)``: load the learner's weights of update
-  ``version`` (``weights`` maps each phase network's name to its state dict
+  ``version`` (``weights`` maps each trained phase network's name to its state dict
   as numpy arrays);
 * ``play(games)``: play on until ``games`` games have ended, compute the
   training targets of all their positions (``training_targets``: the
@@ -56,7 +56,7 @@ from bgnet.errors import BgnetError
 __all__ = ["GameBatch", "ProcessPool", "RayPool", "SelfPlayWorker", "WorkerError", "make_pool"]
 
 Weights = dict[str, dict[str, np.ndarray]]
-"""Each phase network's state dict as numpy arrays (``bgnet_training.train.network_weights``)."""
+"""Each trained phase network's state dict as numpy arrays (``bgnet_training.train.network_weights``)."""
 
 ENDLESS = 1 << 62
 """A worker's lockstep never runs out of games to start."""
