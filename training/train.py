@@ -20,6 +20,7 @@ evaluation against a uniformly random player (pubeval plays backgammon only).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -389,7 +390,8 @@ def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> Net
 
 def frozen_race_network(path: str, device: torch.device | str) -> tuple[RaceNet, Encoder]:
     """The race network of the networks file ``path`` (a config's ``race_network``), its parameters frozen
-    (:func:`bgnet_training.average.trained_networks` leaves it out: no optimizer, average or checkpoint)."""
+    (:func:`bgnet_training.average.trained_networks` leaves it out: no optimizer or average; checkpoints keep
+    a copy)."""
     try:
         race = checkpoint.phase_network_from(checkpoint.read(Path(path)), "race", path)
     except CheckpointError as e:
@@ -435,14 +437,12 @@ class Trainer:
         self.device = pick_device(cfg.device)  # before the run directory: a bad device leaves nothing behind
         if cfg.start.endswith(".npz"):
             races.load(cfg.start)  # a bad race starts file, too
-        if cfg.race_network:
-            frozen_race_network(cfg.race_network, "cpu")  # and a bad race network file
-        self._check_run_dir()
         if cfg.threads:
             torch.set_num_threads(cfg.threads)
         self.rng = np.random.default_rng(cfg.seed)
         torch.manual_seed(cfg.seed)
-        self.evaluator = build_evaluator(cfg, self.device)
+        self.evaluator = build_evaluator(cfg, self.device)  # and a bad race_network file
+        self._check_run_dir()
         opt_class = torch.optim.Adam if cfg.optimizer == "adam" else torch.optim.SGD
         trained = trained_networks(self.evaluator)
         self.optimizers = {name: opt_class(m.parameters(), lr=cfg.lr) for name, (m, _) in trained.items()}
@@ -450,7 +450,6 @@ class Trainer:
         self.state = RunState()
         self.resumed_from: Path | None = None
         self.saved_average: object = None  # the weight average of the checkpoint resumed, if it has one
-        self._race_source: dict[str, Any] | None = None  # the frozen race network's, read once
         latest = self.latest_checkpoint()
         if latest is None and cfg.snapshot and Path(cfg.snapshot).is_file():
             latest = Path(cfg.snapshot)
@@ -488,19 +487,20 @@ class Trainer:
         return found[-1] if found else None
 
     def checkpoint_state(self) -> dict[str, Any]:
-        nets = {}
-        for name, (model, encoder) in trained_networks(self.evaluator).items():
+        nets: dict[str, dict[str, Any]] = {}
+        for name, (model, encoder) in self.evaluator.networks().items():
             nets[name] = {
                 "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-                "optimizer": self.optimizers[name].state_dict(),
                 "shape": model.shape,
                 "encoder": encoder.name,
                 "encoder_version": encoder.version,
             }
+            if name in self.optimizers:  # a frozen race network (``race_network``) has none: a copy
+                nets[name]["optimizer"] = self.optimizers[name].state_dict()
         state = nets.pop("main")
         state.update(nets)  # the phase networks, if any, under "race" and "crashed"
         if self.cfg.race_network:
-            state.update(self.frozen_race_entry())
+            state["race_source"] = self.frozen_race_source
         if self.average is not None:
             state["average"] = self.average.state()
         elif isinstance(self.saved_average, dict):
@@ -543,22 +543,12 @@ class Trainer:
         self.rng.bit_generator.state = rng_state["numpy"]
         torch.set_rng_state(rng_state["torch"])
 
-    def frozen_race_entry(self) -> dict[str, Any]:
-        """A checkpoint's copy of the config's frozen race network (``race_network``): its ``race`` entry
-        (no optimizer) and ``race_source`` (the file's own, or the file's name)."""
-        model, encoder = self.evaluator.race  # type: ignore[misc]
-        if self._race_source is None:
-            source = checkpoint.read(Path(self.cfg.race_network)).get("race_source")
-            self._race_source = source if isinstance(source, dict) else {"file": self.cfg.race_network}
-        return {
-            "race": {
-                "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
-                "shape": model.shape,
-                "encoder": encoder.name,
-                "encoder_version": encoder.version,
-            },
-            "race_source": self._race_source,
-        }
+    @functools.cached_property
+    def frozen_race_source(self) -> dict[str, Any]:
+        """Where the config's frozen race network (``race_network``) comes from, as its checkpoints record
+        it: the file's own ``race_source``, or the file's name."""
+        source = checkpoint.read(Path(self.cfg.race_network)).get("race_source")
+        return source if isinstance(source, dict) else {"file": self.cfg.race_network}
 
     def _check_frozen_race(self, state: dict[str, Any], source: str) -> None:
         """A resumed run's frozen race network must be the one its checkpoint says it played."""
