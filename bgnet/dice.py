@@ -51,6 +51,9 @@ class Dice(NamedTuple):
 ALL_ROLLS: tuple[Dice, ...] = tuple(Dice(a, b) for a in range(1, 7) for b in range(1, a + 1))
 """The 21 distinct rolls."""
 
+ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
+"""The dice of :data:`ALL_ROLLS` as a ``(21, 2)`` array (high die first), as the move generator takes them."""
+
 ROLL_WEIGHTS = np.array([1.0 / 36 if d.is_double else 2.0 / 36 for d in ALL_ROLLS])
 """Probability of each roll of :data:`ALL_ROLLS` (sums to 1)."""
 

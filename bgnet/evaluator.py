@@ -98,7 +98,7 @@ import torch
 from numba import njit
 
 from bgnet.bearoff import OneSidedBearoff
-from bgnet.dice import ALL_ROLLS, ROLL_WEIGHTS
+from bgnet.dice import ALL_ROLLS, ROLL_DICE, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch, MoveGenerator
@@ -125,7 +125,6 @@ __all__ = [
     "variant_final_probabilities",
 ]
 
-_ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
 _CHUNK = 1 << 16
 """Rows per move-generator chunk (the capacity of its buffers), and per network forward on a GPU."""
 _CPU_FORWARD = 1 << 12
@@ -498,7 +497,7 @@ class Evaluator:
         m = len(boards)
         k = len(ALL_ROLLS)
         pairs = np.repeat(boards, k, axis=0)
-        dice = np.tile(_ROLL_DICE, (m, 1))
+        dice = np.tile(ROLL_DICE, (m, 1))
         # Per (board, roll): the probabilities of the result played, for the mover.
         ours = np.empty((m * k, 5), dtype=np.float32)
         passed = []

@@ -71,7 +71,7 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
-from bgnet.dice import ALL_ROLLS, ROLL_INDEX, ROLL_WEIGHTS, Dice
+from bgnet.dice import ALL_ROLLS, ROLL_DICE, ROLL_INDEX, ROLL_WEIGHTS, Dice
 from bgnet.errors import BgnetError
 from bgnet.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, segment_argmin
 from bgnet.game import final_probabilities
@@ -98,7 +98,6 @@ __all__ = [
 BLOCK = 1296
 """Trials per stratified block: every pair of first two ordered rolls once."""
 
-_ROLL_DICE = np.array([(d.high, d.low) for d in ALL_ROLLS], dtype=np.int64)
 _LUCK_CHUNK = 2048
 """Running games valued together for the 21 rolls of the luck adjustment (bounds memory)."""
 
@@ -218,7 +217,7 @@ def best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.nda
     """
     n, k = len(boards), len(ALL_ROLLS)
     pairs = np.repeat(boards, k, axis=0)
-    batch = generate(pairs, np.tile(_ROLL_DICE, (n, 1)))
+    batch = generate(pairs, np.tile(ROLL_DICE, (n, 1)))
     theirs = ev.probabilities(batch.positions)
     rows = segment_argmin(equity(theirs), batch.offsets)
     moved = rows >= 0

@@ -36,7 +36,7 @@ from bgnet.atomic import write_atomic
 from bgnet.bearoff import OneSidedBearoff
 from bgnet.errors import BgnetError
 from bgnet.lockstep import Chooser, Lockstep
-from bgnet.position import CHECKERS, NUM_SLOTS, in_play
+from bgnet.position import CHECKERS, NUM_SLOTS, STARTING, Position, in_play
 from bgnet.pubeval import is_crashed, is_race
 
 
@@ -63,12 +63,14 @@ def harvest(
     slots: int = 256,
     every: bool = False,
     where: Callable[[np.ndarray], np.ndarray] = races_outside_database,
+    start: Position | Callable[[np.random.Generator], np.ndarray] = STARTING,
 ) -> np.ndarray:
     """The first position ``where`` picks (default: a race outside the bearoff database) of each of
     ``games`` self-play games that reach one (``choose``: a lockstep chooser), seen by the side on roll,
     as ``(N, 26)`` int8; with ``every``, all of them, in the order the games end
-    (``training/onesided.py``; ``benchmarks/crashed_positions.py`` with ``bgnet.pubeval.is_crashed``)."""
-    engine = Lockstep(min(slots, games), games, rng, record=True)
+    (``training/onesided.py``; ``benchmarks/crashed_positions.py`` with ``bgnet.pubeval.is_crashed``).
+    The games start from ``start`` (a position, or a function drawing each game's: :func:`starts`)."""
+    engine = Lockstep(min(slots, games), games, rng, record=True, start=start)
     found = []
     while engine.running:
         for g in engine.step(choose):

@@ -1,0 +1,192 @@
+"""Rollout labels of bgnet's own positions (training/rollout_labels.py) and fitting a network to them
+(training/fit_labels.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from test_crashed_network import crashed_boards
+
+from bgnet import checkpoint
+from bgnet.encoding import EXTENDED
+from bgnet.evaluator import NetEvaluator
+from bgnet.network import ValueNet
+from bgnet.pubeval import is_crashed
+from bgnet.rollout import RolloutSettings, rollout_boards
+from bgnet_training import fit_labels, races
+from bgnet_training import rollout_labels as rl
+
+
+def entry(model: ValueNet) -> dict:
+    return {
+        "model": model.state_dict(),
+        "shape": model.shape,
+        "encoder": EXTENDED.name,
+        "encoder_version": EXTENDED.version,
+    }
+
+
+def networks_file(path: Path, crashed: bool = True, seed: int = 0) -> Path:
+    """A small networks file: a main network and (``crashed``) a crashed one, random weights."""
+    torch.manual_seed(seed)
+    state = entry(ValueNet(EXTENDED.width, (8,)))
+    if crashed:
+        state["crashed"] = entry(ValueNet(EXTENDED.width, (8,)))
+    return checkpoint.save(path, state)
+
+
+@pytest.fixture
+def files(tmp_path):
+    nets = networks_file(tmp_path / "nets.pt")
+    starts = tmp_path / "crashed.npz"
+    races.save(starts, crashed_boards(), "tests", 1, kind="crashed")
+    return tmp_path, nets, starts
+
+
+def command(nets: Path, starts: Path, out: Path, *more: str) -> list[str]:
+    return [
+        str(nets),
+        str(out),
+        "--starts",
+        str(starts),
+        "--games",
+        "4",
+        "--positions",
+        "5",
+        "--chunk",
+        "2",
+    ] + list(more)
+
+
+def test_labels_are_rollouts_of_crashed_self_play_positions_and_a_stopped_file_resumes_to_the_same(files):
+    tmp, nets, starts = files
+    out = tmp / "labels.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "6")) == 0
+    boards, probs, se, done, settings = rl.load(out)
+    assert done == len(boards) == 5
+    assert is_crashed(boards).all()
+    assert len(np.unique(boards, axis=0)) == 5
+    assert settings["trials"] == 6 and settings["kind"] == "crashed"
+    # the second chunk (positions 2 and 3) is their rollout on the chunk's own dice
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    results = rollout_boards(
+        boards[2:4], RolloutSettings(games=6, luck=False, seed=1_000_003 + 2), evaluator=ev
+    )
+    np.testing.assert_allclose(probs[2:4], [r.probabilities for r in results])
+    np.testing.assert_allclose(se[2:4], [r.probabilities_se for r in results])
+    assert not np.allclose(probs[0], probs[1])
+    # a file stopped after its first chunk goes on to the same labels
+    stopped = tmp / "stopped.npz"
+    partial = probs.copy()
+    partial[2:] = np.nan
+    rl.save(stopped, boards, partial, se, 2, settings)
+    assert rl.main(command(nets, starts, stopped, "--trials", "6")) == 0
+    np.testing.assert_array_equal(rl.load(stopped)[1], probs)
+
+
+def test_other_settings_and_bad_files_are_one_line_errors(files, capsys):
+    tmp, nets, starts = files
+    out = tmp / "labels.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 0
+    capsys.readouterr()
+    assert rl.main(command(nets, starts, out, "--trials", "8")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "other settings (trials: 4 != 8)" in err
+    junk = tmp / "junk.npz"
+    junk.write_bytes(b"not an archive")
+    assert rl.main(command(nets, starts, junk, "--trials", "4")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a rollout labels file" in err
+    assert rl.main(command(nets, starts, tmp / "none" / "x.npz")) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert rl.main(command(nets, starts, out, "--trials", "1")) == 2
+
+
+def teacher_labels(tmp: Path, nets: Path, starts: Path, teacher: ValueNet | None) -> Path:
+    """A labels file of crashed self-play positions whose labels are ``teacher``'s values (or, with None,
+    the file's own crashed network's): a target a network can learn exactly, no noise."""
+    boards = rl.positions(str(nets), "crashed", 40, 600, 1, str(starts))
+    assert len(boards) >= 100
+    if teacher is None:
+        probs = NetEvaluator.from_checkpoint(nets).probabilities(boards)
+    else:
+        with torch.no_grad():
+            probs = teacher(torch.from_numpy(EXTENDED.encode(boards))).numpy()
+    out = tmp / "teacher.npz"
+    rl.save(out, boards, probs.astype(np.float64), np.zeros_like(probs, dtype=np.float64), len(boards), {})
+    return out
+
+
+def test_fitting_learns_the_labels_on_held_out_positions_and_changes_only_that_network(files):
+    tmp, nets, starts = files
+    torch.manual_seed(5)
+    labels = teacher_labels(tmp, nets, starts, ValueNet(EXTENDED.width, (8,)))
+    out = tmp / "fitted.pt"
+    args = [str(nets), str(labels), str(out), "--epochs", "30", "--lr", "3e-3", "--holdout", "0.25"]
+    assert fit_labels.main(args) == 0
+    before, after = checkpoint.read(nets), checkpoint.read(out)
+    source = after["crashed_source"]
+    history = [h["held_out"] for h in source["history"]]
+    assert source["best_epoch"] > 0
+    assert min(history) < 0.3 * history[0]
+    for k, v in before["model"].items():  # the main network is untouched
+        assert torch.equal(v, after["model"][k])
+    assert any(
+        not torch.equal(v, after["crashed"]["model"][k]) for k, v in before["crashed"]["model"].items()
+    )
+    assert "optimizer" not in after and "optimizer" not in after["crashed"]
+    ev = NetEvaluator.from_checkpoint(out)
+    boards, probs = rl.load(labels)[:2]
+    held = np.random.default_rng(1).permutation(len(boards))[: source["held_out"]]
+    err = float(((ev.probabilities(boards[held]) - probs[held]) ** 2).mean())
+    assert err == pytest.approx(min(history), rel=1e-4)
+
+
+def test_no_epoch_better_than_the_start_keeps_the_files_weights(files):
+    tmp, nets, starts = files
+    labels = teacher_labels(tmp, nets, starts, None)  # the crashed network's own values: nothing to learn
+    out = tmp / "fitted.pt"
+    assert fit_labels.main([str(nets), str(labels), str(out), "--epochs", "2", "--lr", "1e-2"]) == 0
+    after = checkpoint.read(out)
+    assert after["crashed_source"]["best_epoch"] == 0
+    for k, v in checkpoint.read(nets)["crashed"]["model"].items():
+        assert torch.equal(v, after["crashed"]["model"][k])
+
+
+def test_a_file_without_the_network_is_a_one_line_error(files, capsys):
+    tmp, nets, starts = files
+    labels = tmp / "labels.npz"
+    assert rl.main(command(nets, starts, labels, "--trials", "4")) == 0
+    capsys.readouterr()
+    plain = networks_file(tmp / "plain.pt", crashed=False)
+    assert fit_labels.main([str(plain), str(labels), str(tmp / "o.pt")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has no crashed network" in err
+    assert not (tmp / "o.pt").exists()
+    assert fit_labels.main([str(nets), str(tmp / "missing.npz"), str(tmp / "o.pt")]) == 1
+    assert "not found" in capsys.readouterr().err
+
+
+def test_ctrl_c_keeps_the_chunks_written_and_says_how_to_go_on(files, monkeypatch, capsys):
+    tmp, nets, starts = files
+    out = tmp / "labels.npz"
+    calls = []
+
+    def stop_on_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    import bgnet.rollout
+
+    real = bgnet.rollout.rollout_boards
+    monkeypatch.setattr(bgnet.rollout, "rollout_boards", stop_on_second)
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "interrupted: 2 of 5 labelled" in err
+    boards, probs, _, done, _ = rl.load(out)
+    assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()

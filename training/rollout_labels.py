@@ -1,0 +1,220 @@
+"""Rollout labels: positions of bgnet's own self-play, valued by playing each out many times with its networks
+
+    .venv/bin/python -m bgnet_training.rollout_labels bgnet/networks/bgnet-default.pt \\
+        runs/rollouts/crashed.npz --starts checkpoints/crashed-starts.npz --kind crashed \\
+        --positions 20000 --trials 144 --jobs 2
+
+plays ``--games`` self-play games with the networks of a checkpoint (0-ply,
+greedy; from the positions of a starts file, ``training/races.py``, or the
+opening), keeps every distinct position of ``--kind`` the games reach
+(crashed: :func:`bgnet.pubeval.is_crashed`; race: outside the bearoff
+database), shuffles them and rolls out the first ``--positions`` of them,
+``--trials`` games each, with the same networks (:mod:`bgnet.rollout`:
+cubeless, 0-ply plays, the first two rolls stratified, no luck adjustment,
+each game played to its end or into the bearoff database).  The labels are
+the rollouts' means of the 5 probabilities, for the side on roll, with their
+standard errors: unbiased values of the positions under the networks' own
+play, where a 1-ply label inherits the network's errors one roll later (on
+crashed positions, docs/strength.md measures how far each is from gnubg-nn's
+2-ply values).  Self-taught: bgnet's positions, bgnet's play.
+
+The labelling takes hours, so it is written in chunks of ``--chunk``
+positions and resumes: run the same command again and it goes on from the
+last chunk written (the file records its settings; other settings are
+refused).  Each chunk's games share their dice streams (common random
+numbers across the chunk's positions, a seed of their own per chunk).  The
+file is a compressed ``.npz``, written atomically: ``boards`` ``(N, 26)``
+int8, ``probs`` and ``se`` ``(N, 5)`` (NaN where not labelled yet), ``done``
+(how many are labelled, in order), ``settings`` (JSON).
+``python -m bgnet_training.fit_labels`` fits a network to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bgnet.atomic import write_atomic
+from bgnet.errors import BgnetError
+from bgnet.position import NUM_SLOTS, STARTING, Position
+
+from . import races
+from .races import KINDS, harvest, writing_command
+
+FORMAT = "bgnet rollout labels 1"
+
+
+class LabelsError(BgnetError):
+    """A rollout labels file that cannot be read or continued."""
+
+
+def positions(
+    checkpoint: str, kind: str, games: int, count: int, seed: int, starts: str | None
+) -> np.ndarray:
+    """The first ``count`` of the distinct ``kind`` positions of ``games`` self-play games of ``checkpoint``'s
+    networks (from ``starts``' positions, or the opening), in a shuffled order drawn with ``seed``."""
+    from bgnet.evaluator import NetEvaluator
+
+    from .train import SelfPlayChooser
+
+    evaluator = NetEvaluator.from_checkpoint(checkpoint, bearoff=True)
+    rng = np.random.default_rng(seed)
+    start: Position | Any = STARTING if starts is None else races.starts(starts)
+    boards = harvest(
+        SelfPlayChooser(evaluator, 0.0, rng), games, rng, every=True, where=KINDS[kind][0], start=start
+    )
+    if kind == "crashed" and evaluator.bearoff is not None and len(boards):
+        boards = boards[~np.asarray(evaluator.bearoff.covers(boards), dtype=bool)]
+    boards = np.unique(boards, axis=0)
+    rng.shuffle(boards)
+    return boards[:count]
+
+
+def save(
+    path: Path, boards: np.ndarray, probs: np.ndarray, se: np.ndarray, done: int, settings: dict
+) -> None:
+    write_atomic(
+        path,
+        lambda f: np.savez_compressed(
+            f,
+            format=np.array(FORMAT),
+            boards=boards,
+            probs=probs,
+            se=se,
+            done=np.array(done),
+            settings=np.array(json.dumps(settings, sort_keys=True)),
+        ),
+    )
+
+
+def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dict[str, Any]]:
+    """``(boards, probs, se, done, settings)`` of a labels file, or :class:`LabelsError` naming what is
+    wrong."""
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as f:
+            if "format" not in f.files or str(f["format"]) != FORMAT:
+                raise LabelsError(f"{p} is not a rollout labels file ({FORMAT!r} expected)")
+            boards, probs, se = f["boards"], f["probs"], f["se"]
+            done = int(f["done"])
+            settings = json.loads(str(f["settings"]))
+    except FileNotFoundError:
+        raise LabelsError(f"rollout labels file {p} not found") from None
+    except KeyError as e:
+        raise LabelsError(f"{p} lacks {e} (not a complete rollout labels file)") from None
+    except (ValueError, zipfile.BadZipFile, EOFError):
+        raise LabelsError(f"{p} is not a rollout labels file (not a numpy .npz archive)") from None
+    except OSError as e:
+        raise LabelsError(f"cannot read rollout labels file {p}: {e.strerror or e}") from None
+    n = len(boards)
+    if boards.shape != (n, NUM_SLOTS) or probs.shape != (n, 5) or se.shape != (n, 5) or not 0 <= done <= n:
+        raise LabelsError(
+            f"{p}: its arrays do not agree (boards {boards.shape}, probs {probs.shape}, done {done})"
+        )
+    return boards.astype(np.int8), probs, se, done, settings
+
+
+def label(args: argparse.Namespace) -> int:
+    from bgnet.evaluator import NetEvaluator
+    from bgnet.rollout import RolloutSettings, rollout_boards
+
+    out = Path(args.out)
+    settings = {
+        "checkpoint": str(args.checkpoint),
+        "kind": args.kind,
+        "starts": args.starts,
+        "games": args.games,
+        "positions": args.positions,
+        "trials": args.trials,
+        "seed": args.seed,
+        "chunk": args.chunk,
+    }
+    if out.exists():
+        boards, probs, se, done, saved = load(out)
+        if saved != settings:
+            diff = [f"{k}: {saved.get(k)!r} != {v!r}" for k, v in settings.items() if saved.get(k) != v]
+            raise LabelsError(
+                f"{out} was made with other settings ({'; '.join(diff)}): use them or another file"
+            )
+        print(f"resuming {out}: {done} of {len(boards)} positions labelled", flush=True)
+    else:
+        boards = positions(args.checkpoint, args.kind, args.games, args.positions, args.seed, args.starts)
+        if len(boards) == 0:
+            raise LabelsError(f"no {args.kind} position in {args.games} game(s): nothing written")
+        probs = np.full((len(boards), 5), np.nan)
+        se = np.full((len(boards), 5), np.nan)
+        done = 0
+        save(out, boards, probs, se, done, settings)
+        print(f"{len(boards)} {args.kind} positions of {args.games} games -> {out}", flush=True)
+    make = functools.partial(NetEvaluator.from_checkpoint, args.checkpoint, bearoff=True)
+    evaluator = make() if args.jobs == 1 else None
+    started = time.perf_counter()
+    first = done
+    try:
+        while done < len(boards):
+            hi = min(done + args.chunk, len(boards))
+            # a seed of its own for each chunk: chunks' games do not share their dice
+            rollout = RolloutSettings(games=args.trials, luck=False, seed=args.seed * 1_000_003 + done)
+            chunk = boards[done:hi]
+            results = rollout_boards(chunk, rollout, evaluator=evaluator, make_evaluator=make, jobs=args.jobs)
+            probs[done:hi] = [r.probabilities for r in results]
+            se[done:hi] = [r.probabilities_se for r in results]
+            done = hi
+            save(out, boards, probs, se, done, settings)
+            rate = (done - first) / (time.perf_counter() - started)
+            print(f"{done} of {len(boards)} labelled ({rate:.2f} positions/s)", flush=True)
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: {done} of {len(boards)} labelled in {out}; the same command goes on",
+            file=sys.stderr,
+        )
+        return 130
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m bgnet_training.rollout_labels", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("checkpoint", help="the networks that play the games and the rollouts")
+    ap.add_argument("out", help="the .npz file to write (or to resume)")
+    ap.add_argument(
+        "--kind", choices=tuple(KINDS), default="crashed", help="which positions (default crashed)"
+    )
+    ap.add_argument("--starts", help="a starts file the games start from (default: the opening)")
+    ap.add_argument(
+        "--games", type=int, default=2000, help="self-play games to take positions from (default 2000)"
+    )
+    ap.add_argument(
+        "--positions", type=int, default=20_000, help="positions to label at most (default 20000)"
+    )
+    ap.add_argument("--trials", type=int, default=144, help="rollout games a position (default 144)")
+    ap.add_argument("--chunk", type=int, default=64, help="positions rolled out together (default 64)")
+    ap.add_argument(
+        "--seed", type=int, default=1, help="seed of the games, the order and the dice (default 1)"
+    )
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the rollouts (default 1)")
+    args = ap.parse_args(argv)
+    for name in ("games", "positions", "chunk", "jobs"):
+        if getattr(args, name) < 1:
+            print(f"error: --{name} must be >= 1", file=sys.stderr)
+            return 2
+    if args.trials < 2:
+        print("error: --trials must be >= 2", file=sys.stderr)
+        return 2
+    if args.seed < 0:
+        print("error: --seed must be >= 0", file=sys.stderr)
+        return 2
+    return writing_command(Path(args.out), lambda: label(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
