@@ -42,6 +42,8 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=4, help="the reference's best plays valued a decision")
     ap.add_argument("--seed", type=int, default=0, help="which decisions (the rollouts' dice: 1, 2, ...)")
     args = ap.parse_args()
+    if args.decisions < 1 or args.trials < 2 or args.top < 2:
+        raise SystemExit("label_quality.py: --decisions must be >= 1, --trials and --top >= 2")
     try:
         run(args)
     except (BgnetError, OSError) as e:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,49 @@ def test_other_settings_and_bad_files_are_one_line_errors(files, capsys):
     assert rl.main(command(nets, starts, tmp / "none" / "x.npz")) == 1
     assert "does not exist" in capsys.readouterr().err
     assert rl.main(command(nets, starts, out, "--trials", "1")) == 2
+    capsys.readouterr()
+    # the networks file changed since the labels were made: refused, nothing lost
+    before = out.read_bytes()
+    networks_file(nets, seed=1)
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the networks file's contents (SHA-256)" in err
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (
+            lambda p, s: (np.where(np.arange(p.size).reshape(p.shape) == 0, np.nan, p), s),
+            "is not a probability",
+        ),
+        (lambda p, s: (p, "[1, 2]"), "not a JSON object"),
+        (lambda p, s: (p, "{not json"), "not a JSON object"),
+    ],
+)
+def test_a_damaged_labels_file_is_one_line(files, capsys, damage, message):
+    tmp, nets, starts = files
+    out = tmp / "labels.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 0
+    boards, probs, se, done, settings = rl.load(out)
+    probs, text = damage(probs.copy(), json.dumps(settings))
+    with open(out, "wb") as f:
+        np.savez(
+            f,
+            format=np.array(rl.FORMAT),
+            boards=boards,
+            probs=probs,
+            se=se,
+            done=np.array(done),
+            settings=np.array(text),
+        )
+    capsys.readouterr()
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert fit_labels.main([str(nets), str(out), str(tmp / "o.pt")]) == 1
+    assert message in capsys.readouterr().err
 
 
 def teacher_labels(tmp: Path, nets: Path, starts: Path, teacher: ValueNet | None) -> Path:
@@ -116,7 +160,10 @@ def teacher_labels(tmp: Path, nets: Path, starts: Path, teacher: ValueNet | None
         with torch.no_grad():
             probs = teacher(torch.from_numpy(EXTENDED.encode(boards))).numpy()
     out = tmp / "teacher.npz"
-    rl.save(out, boards, probs.astype(np.float64), np.zeros_like(probs, dtype=np.float64), len(boards), {})
+    settings = {"kind": "crashed"}
+    rl.save(
+        out, boards, probs.astype(np.float64), np.zeros_like(probs, dtype=np.float64), len(boards), settings
+    )
     return out
 
 
@@ -154,6 +201,29 @@ def test_no_epoch_better_than_the_start_keeps_the_files_weights(files):
     assert after["crashed_source"]["best_epoch"] == 0
     for k, v in checkpoint.read(nets)["crashed"]["model"].items():
         assert torch.equal(v, after["crashed"]["model"][k])
+
+
+def test_main_network_fit_keeps_the_crashed_one_and_a_tiny_set_still_holds_one_out(files):
+    tmp, nets, starts = files
+    labels = teacher_labels(tmp, nets, starts, None)
+    boards, probs, se, _, settings = rl.load(labels)
+    plain = networks_file(tmp / "plain.pt", crashed=False)  # crashed positions go to its main network
+    rl.save(labels, boards[:3], probs[:3], se[:3], 3, settings)
+    out = tmp / "fitted.pt"
+    args = [str(plain), str(labels), str(out), "--net", "main", "--epochs", "1", "--holdout", "0.9"]
+    assert fit_labels.main(args) == 0
+    source = checkpoint.read(out)["main_source"]
+    assert (source["positions"], source["held_out"]) == (1, 2)
+
+
+def test_a_run_checkpoint_is_refused(files, capsys):
+    tmp, nets, starts = files
+    labels = teacher_labels(tmp, nets, starts, None)
+    run = tmp / "run.pt"
+    checkpoint.save(run, checkpoint.read(nets) | {"optimizer": {}})
+    assert fit_labels.main([str(run), str(labels), str(tmp / "o.pt")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a run's checkpoint: ship it first" in err
 
 
 def test_a_file_without_the_network_is_a_one_line_error(files, capsys):

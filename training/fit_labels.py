@@ -1,7 +1,7 @@
 """Fit one network of a networks file to rollout labels, keeping the epoch best on held-out labels.
 
-    .venv/bin/python -m bgnet_training.fit_labels bgnet/networks/bgnet-default.pt runs/rollouts/crashed.npz \\
-        OUT.pt --net crashed --epochs 8 --lr 3e-5
+    .venv/bin/python -m bgnet_training.fit_labels bgnet/networks/bgnet-default.pt \\
+        checkpoints/crashed-rollouts.npz OUT.pt --net crashed --epochs 8 --lr 3e-5
 
 reads the labelled positions of a ``bgnet_training.rollout_labels`` file,
 keeps those the network ``--net`` values (``main`` or ``crashed``:
@@ -11,10 +11,14 @@ probabilities on the labels (mean squared error, Adam, minibatches) from its
 weights in the file.  After each epoch it measures the held-out error and
 keeps the best epoch's weights (the file's own weights when no epoch beats
 them).  The labels are noisy (a rollout's standard error); their mean
-variance, printed beside the errors, is the part of the held-out error no
-network can remove.  ``OUT`` is the file's networks (no optimizer state) with
+variance, printed beside the errors, is about the part of the held-out error
+no network can remove (a little less: the standard errors of stratified
+dice are conservative).  ``OUT`` is the file's networks (no optimizer state) with
 that network replaced; ``NET_source`` records the labels, the settings and
-the errors.
+the errors (and, under ``from``, the network's source before).  The held-out
+errors pick the epoch kept, so the one printed for it is a little optimistic:
+judge the network on benchmark decisions.  A run's checkpoint is refused:
+ship it first.
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ def fit(args: argparse.Namespace) -> int:
 
     torch.manual_seed(args.seed)
     state = checkpoint.read(args.checkpoint)
+    if "optimizer" in state or "average" in state:
+        raise FitError(
+            f"{args.checkpoint} is a run's checkpoint: ship it first (python -m bgnet_training.ship), "
+            "so that the weights fitted are the ones its networks file would play"
+        )
     evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
     nets = evaluator.networks()
     if args.net not in nets:
@@ -61,7 +70,7 @@ def fit(args: argparse.Namespace) -> int:
     boards, probs, se = boards[rows], probs[rows], se[rows]
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(len(boards))
-    held = max(1, int(round(args.holdout * len(boards))))
+    held = min(len(boards) - 1, max(1, int(round(args.holdout * len(boards)))))
     test, train = order[:held], order[held:]
     x = torch.from_numpy(encoder.encode(boards).astype(np.float32))
     y = torch.from_numpy(probs.astype(np.float32))
@@ -78,7 +87,8 @@ def fit(args: argparse.Namespace) -> int:
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
     print(
-        f"{len(train)} positions to fit, {held} held out; held-out MSE {best:.6f} (label noise {noise:.6f})"
+        f"{len(train)} positions to fit, {held} held out; held-out MSE {best:.6f} "
+        f"(the labels' own noise, at most: {noise:.6f})"
     )
     history: list[dict[str, Any]] = [{"epoch": 0, "held_out": best}]
     for epoch in range(1, args.epochs + 1):
@@ -114,10 +124,15 @@ def fit(args: argparse.Namespace) -> int:
         "label_noise": noise,
     }
     out = shipped_state(state)
+    key = f"{args.net}_source"
+    if isinstance(out.get(key), dict):
+        source["from"] = out[key]  # where the network fitted came from
     if args.net == "main":
-        out = out | {"model": weights, "main_source": source}
+        entry = {k: v for k, v in out.items() if k != "averaged"}
+        out = entry | {"model": weights, key: source}
     else:
-        out = out | {args.net: out[args.net] | {"model": weights}, f"{args.net}_source": source}
+        entry = {k: v for k, v in out[args.net].items() if k != "averaged"}
+        out = out | {args.net: entry | {"model": weights}, key: source}
     checkpoint.save(args.out, out)
     print(f"epoch {best_epoch} kept (held-out MSE {best:.6f}) -> {args.out}")
     return 0

@@ -1,7 +1,7 @@
 """Rollout labels: positions of bgnet's own self-play, valued by playing each out many times with its networks
 
     .venv/bin/python -m bgnet_training.rollout_labels bgnet/networks/bgnet-default.pt \\
-        runs/rollouts/crashed.npz --starts checkpoints/crashed-starts.npz --kind crashed \\
+        checkpoints/crashed-rollouts.npz --starts checkpoints/crashed-starts.npz --kind crashed \\
         --positions 20000 --trials 144 --jobs 2
 
 plays ``--games`` self-play games with the networks of a checkpoint (0-ply,
@@ -20,9 +20,10 @@ crashed positions, docs/strength.md measures how far each is from gnubg-nn's
 
 The labelling takes hours, so it is written in chunks of ``--chunk``
 positions and resumes: run the same command again and it goes on from the
-last chunk written (the file records its settings; other settings are
-refused).  Each chunk's games share their dice streams (common random
-numbers across the chunk's positions, a seed of their own per chunk).  The
+last chunk written (the file records its settings and the networks file's
+SHA-256; other settings or another networks file are refused).  Each
+chunk's games share their dice streams (common random numbers across the
+chunk's positions, a seed of their own per chunk).  The
 file is a compressed ``.npz``, written atomically: ``boards`` ``(N, 26)``
 int8, ``probs`` and ``se`` ``(N, 5)`` (NaN where not labelled yet), ``done``
 (how many are labelled, in order), ``settings`` (JSON).
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import hashlib
 import json
 import sys
 import time
@@ -42,9 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from bgnet import checkpoint
 from bgnet.atomic import write_atomic
 from bgnet.errors import BgnetError
-from bgnet.position import NUM_SLOTS, STARTING, Position
+from bgnet.position import STARTING, Position
 
 from . import races
 from .races import KINDS, harvest, writing_command
@@ -71,9 +74,7 @@ def positions(
     boards = harvest(
         SelfPlayChooser(evaluator, 0.0, rng), games, rng, every=True, where=KINDS[kind][0], start=start
     )
-    if kind == "crashed" and evaluator.bearoff is not None and len(boards):
-        boards = boards[~np.asarray(evaluator.bearoff.covers(boards), dtype=bool)]
-    boards = np.unique(boards, axis=0)
+    boards = np.unique(boards, axis=0)  # (crashed positions are never in the bearoff database: not races)
     rng.shuffle(boards)
     return boards[:count]
 
@@ -103,9 +104,8 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dic
         with np.load(p, allow_pickle=False) as f:
             if "format" not in f.files or str(f["format"]) != FORMAT:
                 raise LabelsError(f"{p} is not a rollout labels file ({FORMAT!r} expected)")
-            boards, probs, se = f["boards"], f["probs"], f["se"]
-            done = int(f["done"])
-            settings = json.loads(str(f["settings"]))
+            boards, probs, se, done = f["boards"], f["probs"], f["se"], f["done"]
+            text = str(f["settings"])
     except FileNotFoundError:
         raise LabelsError(f"rollout labels file {p} not found") from None
     except KeyError as e:
@@ -114,12 +114,35 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dic
         raise LabelsError(f"{p} is not a rollout labels file (not a numpy .npz archive)") from None
     except OSError as e:
         raise LabelsError(f"cannot read rollout labels file {p}: {e.strerror or e}") from None
+    try:
+        settings = json.loads(text)
+    except ValueError:
+        settings = None
+    if not isinstance(settings, dict) or settings.get("kind") not in KINDS:
+        raise LabelsError(f"{p}: its settings are not a JSON object naming a kind of position")
     n = len(boards)
-    if boards.shape != (n, NUM_SLOTS) or probs.shape != (n, 5) or se.shape != (n, 5) or not 0 <= done <= n:
-        raise LabelsError(
-            f"{p}: its arrays do not agree (boards {boards.shape}, probs {probs.shape}, done {done})"
-        )
-    return boards.astype(np.int8), probs, se, done, settings
+    if done.shape != () or not np.issubdtype(done.dtype, np.integer) or not 0 <= int(done) <= n:
+        raise LabelsError(f"{p}: its count of labelled positions is not a number from 0 to {n}")
+    done = int(done)
+    if probs.shape != (n, 5) or se.shape != (n, 5):
+        raise LabelsError(f"{p}: its arrays do not agree (boards {boards.shape}, probs {probs.shape})")
+    labelled = np.concatenate([probs[:done], se[:done]])
+    if not (np.isfinite(labelled).all() and (labelled >= -1e-9).all() and (labelled <= 1 + 1e-9).all()):
+        raise LabelsError(f"{p}: a label of its first {done} positions is not a probability")
+    try:
+        boards = races.check_boards(boards, str(p), settings["kind"])
+    except races.StartsError as e:
+        raise LabelsError(str(e)) from None
+    return boards, probs, se, done, settings
+
+
+def file_digest(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes (the networks a labels file was made with: resuming checks it)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def label(args: argparse.Namespace) -> int:
@@ -127,8 +150,10 @@ def label(args: argparse.Namespace) -> int:
     from bgnet.rollout import RolloutSettings, rollout_boards
 
     out = Path(args.out)
+    checkpoint.read(args.checkpoint)  # a bad networks file is one line before anything is written
     settings = {
         "checkpoint": str(args.checkpoint),
+        "checkpoint_sha256": file_digest(args.checkpoint),
         "kind": args.kind,
         "starts": args.starts,
         "games": args.games,
@@ -140,7 +165,13 @@ def label(args: argparse.Namespace) -> int:
     if out.exists():
         boards, probs, se, done, saved = load(out)
         if saved != settings:
-            diff = [f"{k}: {saved.get(k)!r} != {v!r}" for k, v in settings.items() if saved.get(k) != v]
+            diff = [
+                "the networks file's contents (SHA-256)"
+                if k == "checkpoint_sha256"
+                else f"{k}: {saved.get(k)!r} != {v!r}"
+                for k, v in settings.items()
+                if saved.get(k) != v
+            ]
             raise LabelsError(
                 f"{out} was made with other settings ({'; '.join(diff)}): use them or another file"
             )
@@ -167,8 +198,8 @@ def label(args: argparse.Namespace) -> int:
             results = rollout_boards(chunk, rollout, evaluator=evaluator, make_evaluator=make, jobs=args.jobs)
             probs[done:hi] = [r.probabilities for r in results]
             se[done:hi] = [r.probabilities_se for r in results]
+            save(out, boards, probs, se, hi, settings)
             done = hi
-            save(out, boards, probs, se, done, settings)
             rate = (done - first) / (time.perf_counter() - started)
             print(f"{done} of {len(boards)} labelled ({rate:.2f} positions/s)", flush=True)
     except KeyboardInterrupt:
