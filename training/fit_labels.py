@@ -7,8 +7,9 @@ reads the labelled positions of a ``bgnet_training.rollout_labels`` file,
 keeps those the network ``--net`` values (``main`` or ``crashed``:
 the evaluator's routing, outside the bearoff database), holds out
 ``--holdout`` of them (drawn with ``--seed``), and regresses the network's 5
-probabilities on the labels (mean squared error, Adam, minibatches) from its
-weights in the file.  After each epoch it measures the held-out error and
+probabilities on the labels (mean squared error, Adam, minibatches: a
+training run's own pass, ``bgnet_training.train.fit``) from its weights in
+the file.  After each epoch it measures the held-out error and
 keeps the best epoch's weights (the file's own weights when no epoch beats
 them).  The labels are noisy (a rollout's standard error); their mean
 variance, printed beside the errors, is about the part of the held-out error
@@ -48,6 +49,7 @@ def fit(args: argparse.Namespace) -> int:
     from bgnet.evaluator import NetEvaluator
 
     from .ship import shipped_state
+    from .train import fit as train_pass
     from .train import trained_rows
 
     torch.manual_seed(args.seed)
@@ -76,14 +78,14 @@ def fit(args: argparse.Namespace) -> int:
     y = torch.from_numpy(probs.astype(np.float32))
     noise = float(np.mean(se[test] ** 2))
 
-    def held_out() -> float:
+    def mse(rows: np.ndarray) -> float:
         model.eval()
         with torch.no_grad():
-            return float(((model(x[test]) - y[test]) ** 2).mean())
+            return float(((model(x[rows]) - y[rows]) ** 2).mean())
 
     model.requires_grad_(True)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
-    best = held_out()
+    optimizers = {args.net: torch.optim.Adam(model.parameters(), lr=args.lr)}
+    best = mse(test)
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
     print(
@@ -92,23 +94,15 @@ def fit(args: argparse.Namespace) -> int:
     )
     history: list[dict[str, Any]] = [{"epoch": 0, "held_out": best}]
     for epoch in range(1, args.epochs + 1):
-        model.train()
-        perm = torch.from_numpy(rng.permutation(train))
-        total = 0.0
-        for lo in range(0, len(perm), args.minibatch):
-            idx = perm[lo : lo + args.minibatch]
-            loss = ((model(x[idx]) - y[idx]) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(idx)
-        err = held_out()
-        history.append({"epoch": epoch, "train": total / len(perm), "held_out": err})
+        # one pass in minibatches, as a training run regresses its networks (only this one has an optimizer)
+        train_pass(evaluator, optimizers, boards[train], probs[train], args.minibatch, rng)
+        err, seen = mse(test), mse(train)
+        history.append({"epoch": epoch, "train": seen, "held_out": err})
         mark = ""
         if err < best:
             best, best_epoch, mark = err, epoch, " (best)"
             best_weights = {k: v.clone() for k, v in model.state_dict().items()}
-        print(f"epoch {epoch}: train MSE {total / len(perm):.6f}, held-out {err:.6f}{mark}", flush=True)
+        print(f"epoch {epoch}: train MSE {seen:.6f}, held-out {err:.6f}{mark}", flush=True)
     weights = {k: v.detach().cpu() for k, v in best_weights.items()}
     source = {
         "labels": str(args.labels),
