@@ -14,10 +14,12 @@ import pytest
 
 from bgnet import checkpoint
 from bgnet_training.config import make_config
+from bgnet_training.workers import WorkerError, make_pool
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra (bgnet[ray], in the dev extra)")
 
 RAY = str(Path(sys.executable).parent / "ray")
+STARTS = Path(__file__).resolve().parent.parent / "checkpoints" / "crashed-starts.npz"
 
 
 def _free_port() -> int:
@@ -37,26 +39,30 @@ def test_a_two_node_ray_cluster_on_loopback_trains_with_games_from_both_nodes(tm
         head = subprocess.run(
             [RAY, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
              "--include-dashboard=false", f"--temp-dir={short}", *common],
-            env=env, capture_output=True, text=True, timeout=180,
+            env=env, capture_output=True, text=True, timeout=180, cwd=short,
         )  # fmt: skip
         started.append(head)
         assert head.returncode == 0, head.stdout + head.stderr
         node = subprocess.run(
             [RAY, "start", f"--address=127.0.0.1:{port}", "--node-ip-address=127.0.0.1", *common],
-            env=env, capture_output=True, text=True, timeout=180,
+            env=env, capture_output=True, text=True, timeout=180, cwd=short,
         )  # fmt: skip
         assert node.returncode == 0, node.stdout + node.stderr
+        # A starts file named relative to the learner's folder, which is not the nodes' folder: the
+        # actors must read the learner's file (their config's paths are made absolute for them).
+        shutil.copy(STARTS, tmp_path / "starts.npz")
         cfg = tmp_path / "ray.toml"
         cfg.write_text(
             make_config(
                 dict(name="ray", hidden=(8,), games=300, parallel_games=8, train_games=16, minibatch=64,
-                     checkpoint_every=100, eval_every=0, device="cpu", threads=1, workers=2)
+                     checkpoint_every=100, eval_every=0, device="cpu", threads=1, workers=2,
+                     start="starts.npz")
             ).to_toml()
         )  # fmt: skip
         run = subprocess.run(
-            [sys.executable, "-m", "bgnet.cli", "train", "--config", str(cfg),
-             "--runs", str(tmp_path / "runs"), "--ray", f"127.0.0.1:{port}", "--no-progress"],
-            env=env, capture_output=True, text=True, timeout=900,
+            [sys.executable, "-m", "bgnet.cli", "train", "--config", "ray.toml",
+             "--runs", "runs", "--ray", f"127.0.0.1:{port}", "--no-progress"],
+            env=env, capture_output=True, text=True, timeout=900, cwd=tmp_path,
         )  # fmt: skip
         assert run.returncode == 0, run.stdout + run.stderr
         line = next(x for x in run.stdout.splitlines() if x.startswith("games by worker node: "))
@@ -66,6 +72,14 @@ def test_a_two_node_ray_cluster_on_loopback_trains_with_games_from_both_nodes(tm
         assert len(per_node) == 2 and all(g > 0 for g in per_node) and sum(per_node) >= 300
         final = sorted((tmp_path / "runs" / "ray").glob("checkpoint-*.pt"))[-1]
         assert checkpoint.read(final)["counters"]["games"] >= 300
+        # An actor that cannot start stops the pool with its reason (not restarted forever).
+        bad = make_config(dict(name="bad", hidden=(8,), start=str(tmp_path / "missing.npz"))).to_dict()
+        pool = make_pool(bad, 1, 8, 0, 0, f"127.0.0.1:{port}")
+        with pytest.raises(
+            WorkerError, match=r"self-play worker 0 cannot start: StartsError: .*missing\.npz"
+        ):
+            pool.start(0, {})
     finally:
+        ray.shutdown()
         subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
         shutil.rmtree(short, ignore_errors=True)

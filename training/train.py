@@ -355,6 +355,17 @@ class Replay:
         return self.boards[idx], self.targets[idx]
 
 
+def worker_config(cfg: TrainConfig) -> dict[str, Any]:
+    """The config as self-play workers get it: the files it names (a starts file's ``start``, the
+    ``race_network``) by absolute path, since a Ray actor's folder is not the learner's."""
+    d = cfg.to_dict()
+    if cfg.start.endswith(".npz"):
+        d["start"] = str(Path(cfg.start).resolve())
+    if cfg.race_network:
+        d["race_network"] = str(Path(cfg.race_network).resolve())
+    return d
+
+
 def build_evaluator(cfg: TrainConfig, device: torch.device | str = "cpu") -> NetEvaluator:
     """The freshly initialised networks of a config (main, race when ``race_hidden``, crashed when
     ``crashed_hidden``), as an evaluator of the config's game."""
@@ -659,7 +670,7 @@ class Trainer:
                 if ray and cfg.workers == -1:
                     count = 0  # one worker per CPU of the cluster
                 seed = int(self.rng.integers(2**31))
-                self.pool = make_pool(cfg.to_dict(), count, cfg.train_games, seed, st.updates, ray)
+                self.pool = make_pool(worker_config(cfg), count, cfg.train_games, seed, st.updates, ray)
                 self.pool.start(st.updates, network_weights(self.evaluator))
                 source = self.pool.batches()
             else:

@@ -31,7 +31,10 @@ Who runs the workers
   learner dies, its workers see the pipe close and exit.
 * :class:`RayPool` (``bgnet[ray]``): the same ``SelfPlayWorker`` as Ray
   actors on an existing cluster (``bgnet train --ray ADDRESS``); the weights
-  are put in the object store once per version (``ray.put``).
+  are put in the object store once per version (``ray.put``).  A worker that
+  cannot start says why (:class:`RayWorker`), which stops the run with that
+  line.  Workers get the files a config names by absolute path
+  (``train.worker_config``): an actor's folder is not the learner's.
 
 With workers the order in which batches arrive depends on timing, so a run
 does not replay game for game from its seed (the in-process mode,
@@ -53,7 +56,7 @@ import numpy as np
 
 from bgnet.errors import BgnetError
 
-__all__ = ["GameBatch", "ProcessPool", "RayPool", "SelfPlayWorker", "WorkerError", "make_pool"]
+__all__ = ["GameBatch", "ProcessPool", "RayPool", "RayWorker", "SelfPlayWorker", "WorkerError", "make_pool"]
 
 Weights = dict[str, dict[str, np.ndarray]]
 """Each trained phase network's state dict as numpy arrays (``bgnet_training.train.network_weights``)."""
@@ -311,6 +314,23 @@ class ProcessPool:
 # Ray
 
 
+class RayWorker(SelfPlayWorker):
+    """A :class:`SelfPlayWorker` as a Ray actor.  One that cannot start keeps the reason (``why_not``)
+    instead of dying in its constructor, which Ray would report without it and the pool would restart
+    forever: the learner asks, and stops the run with that line, as with local processes."""
+
+    def __init__(self, config: dict[str, Any], worker: int, seed: list[int]) -> None:
+        self.reason = ""
+        try:
+            super().__init__(config, worker, seed)
+        except Exception as e:  # report why, whatever it is
+            self.reason = f"{type(e).__name__}: {e}"
+
+    def why_not(self) -> str:
+        """Why this worker could not start ("" when it did)."""
+        return self.reason
+
+
 class RayPool:
     """The same workers as Ray actors on a cluster (``ray.init(address=...)`` done by the caller)."""
 
@@ -327,7 +347,7 @@ class RayPool:
         self.games = games_per_batch
         self.seed = seed
         self.start_version = start_version
-        self.actor_class = ray.remote(num_cpus=1)(SelfPlayWorker)
+        self.actor_class = ray.remote(num_cpus=1)(RayWorker)
         self.actors: list[Any] = []
         self.incarnation: list[int] = []
         self.versions: list[int] = []
@@ -339,10 +359,19 @@ class RayPool:
         seed = [self.seed, i, self.incarnation[i], self.start_version]
         return self.actor_class.remote(self.config, i, seed)
 
+    def _check(self, workers: list[int]) -> None:
+        """Stop with the reason of the first of ``workers`` that could not start."""
+        reasons = self.ray.get([self.actors[i].why_not.remote() for i in workers])
+        for i, reason in zip(workers, reasons, strict=True):
+            if reason:
+                self.stop()
+                raise WorkerError(f"self-play worker {i} cannot start: {reason}")
+
     def start(self, version: int, weights: Weights) -> None:
         self.incarnation = [0] * self.count
         self.versions = [-1] * self.count
         self.actors = [self._make(i) for i in range(self.count)]
+        self._check(list(range(self.count)))
         self.publish(version, weights)
         for i in range(self.count):
             self._request(i)
@@ -369,6 +398,7 @@ class RayPool:
                 self.incarnation[i] += 1
                 self.versions[i] = -1
                 self.actors[i] = self._make(i)
+                self._check([i])
                 self.restarts += 1
                 self._request(i)
                 continue
