@@ -401,9 +401,13 @@ def rollout_boards(
                 if progress is not None:
                     progress(len(trials) * len(roots))
     except BaseException:
+        # the processes are taken before shutdown, which forgets them (Ctrl-C: stop them, no traceback)
+        workers = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for p in list(getattr(pool, "_processes", {}).values()):
+        for p in workers:
             p.terminate()
+        for p in workers:
+            p.join(timeout=10)
         raise
     pool.shutdown()
     return [RolloutResult(s) for s in samples]

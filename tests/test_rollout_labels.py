@@ -15,7 +15,7 @@ from bgnet import checkpoint
 from bgnet.encoding import EXTENDED
 from bgnet.evaluator import NetEvaluator
 from bgnet.network import ValueNet
-from bgnet.pubeval import is_crashed
+from bgnet.pubeval import is_crashed, is_race
 from bgnet.rollout import RolloutSettings, rollout_boards
 from bgnet_training import fit_labels, races
 from bgnet_training import rollout_labels as rl
@@ -260,3 +260,58 @@ def test_ctrl_c_keeps_the_chunks_written_and_says_how_to_go_on(files, monkeypatc
     assert err.count("\n") == 1 and "interrupted: 2 of 5 labelled" in err
     boards, probs, _, done, _ = rl.load(out)
     assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
+
+
+def race_command(nets: Path, out: Path, *more: str) -> list[str]:
+    return [str(nets), str(out), "--kind", "race", "--games", "6", "--positions", "4", "--chunk", "2"] + list(
+        more
+    )
+
+
+@pytest.mark.slow
+def test_race_labels_on_two_processes_are_those_of_one(files):
+    tmp, nets, _ = files
+    one, two = tmp / "one.npz", tmp / "two.npz"
+    assert rl.main(race_command(nets, one, "--trials", "4")) == 0
+    assert rl.main(race_command(nets, two, "--trials", "4", "--jobs", "2")) == 0
+    boards, probs, se, done, settings = rl.load(one)
+    assert done == len(boards) == 4 and settings["kind"] == "race"
+    assert is_race(boards).all()  # pubeval's test: no contact left
+    boards2, probs2, se2, done2, settings2 = rl.load(two)
+    np.testing.assert_array_equal(boards2, boards)
+    np.testing.assert_allclose(probs2, probs)
+    np.testing.assert_allclose(se2, se)
+    assert done2 == 4 and settings2 == settings
+    assert not np.allclose(probs[0], probs[1])
+
+
+@pytest.mark.slow
+def test_ctrl_c_with_two_processes_stops_them_and_keeps_the_chunks_written(files, monkeypatch, capsys):
+    import multiprocessing
+
+    import bgnet.rollout
+
+    tmp, nets, _ = files
+    out = tmp / "race.npz"
+    chunks = []
+    real_rollout, real_wait = bgnet.rollout.rollout_boards, bgnet.rollout.wait
+
+    def counting(*args, **kwargs):
+        chunks.append(1)
+        return real_rollout(*args, **kwargs)
+
+    def stop_in_second_chunk(*args, **kwargs):
+        if len(chunks) == 2:  # Ctrl-C while the second chunk's processes play
+            raise KeyboardInterrupt
+        return real_wait(*args, **kwargs)
+
+    monkeypatch.setattr(bgnet.rollout, "rollout_boards", counting)
+    monkeypatch.setattr(bgnet.rollout, "wait", stop_in_second_chunk)
+    assert rl.main(race_command(nets, out, "--trials", "4", "--jobs", "2")) == 130
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "interrupted: 2 of 4 labelled" in err
+    boards, probs, _, done, _ = rl.load(out)
+    assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
+    for p in multiprocessing.active_children():
+        p.join(timeout=30)
+    assert not [p for p in multiprocessing.active_children() if p.is_alive()]
