@@ -63,8 +63,10 @@ from __future__ import annotations
 import math
 import os
 import signal
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
@@ -349,6 +351,20 @@ def _init_worker(make_evaluator: Callable[[], Evaluator]) -> None:
     _worker_ev = make_evaluator()
 
 
+@contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore Ctrl-C from the start (a spawned interpreter keeps an ignored
+    SIGINT ignored), before their initializer could say so; the main thread only (signals' rule)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 def _work(roots: np.ndarray, trials: np.ndarray, settings: RolloutSettings) -> tuple[np.ndarray, np.ndarray]:
     assert _worker_ev is not None
     return trials, play_out(_worker_ev, roots, trials, settings)
@@ -392,7 +408,8 @@ def rollout_boards(
         initargs=(make_evaluator,),
     )
     try:
-        pending = {pool.submit(_work, roots, c, settings) for c in chunks}
+        with _children_ignore_ctrl_c():  # the processes start here: Ctrl-C is the parent's to handle
+            pending = {pool.submit(_work, roots, c, settings) for c in chunks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
@@ -400,14 +417,10 @@ def rollout_boards(
                 samples[:, trials] = part
                 if progress is not None:
                     progress(len(trials) * len(roots))
-    except BaseException:
-        # the processes are taken before shutdown, which forgets them (Ctrl-C: stop them, no traceback)
-        workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in workers:
+    except BaseException:  # Ctrl-C: stop the processes (no traceback), then let the pool wind down
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
             p.terminate()
-        for p in workers:
-            p.join(timeout=10)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
     return [RolloutResult(s) for s in samples]

@@ -287,31 +287,34 @@ def test_race_labels_on_two_processes_are_those_of_one(files):
 
 @pytest.mark.slow
 def test_ctrl_c_with_two_processes_stops_them_and_keeps_the_chunks_written(files, monkeypatch, capsys):
-    import multiprocessing
+    import concurrent.futures
 
     import bgnet.rollout
 
     tmp, nets, _ = files
     out = tmp / "race.npz"
-    chunks = []
-    real_rollout, real_wait = bgnet.rollout.rollout_boards, bgnet.rollout.wait
+    pools: list[concurrent.futures.ProcessPoolExecutor] = []
+    children: list = []
+    real_wait = bgnet.rollout.wait
 
-    def counting(*args, **kwargs):
-        chunks.append(1)
-        return real_rollout(*args, **kwargs)
+    class Recorded(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            pools.append(self)
 
     def stop_in_second_chunk(*args, **kwargs):
-        if len(chunks) == 2:  # Ctrl-C while the second chunk's processes play
+        if len(pools) == 2:  # Ctrl-C while the second chunk's processes play
+            children.extend(pools[1]._processes.values())
             raise KeyboardInterrupt
         return real_wait(*args, **kwargs)
 
-    monkeypatch.setattr(bgnet.rollout, "rollout_boards", counting)
+    monkeypatch.setattr(bgnet.rollout, "ProcessPoolExecutor", Recorded)
     monkeypatch.setattr(bgnet.rollout, "wait", stop_in_second_chunk)
     assert rl.main(race_command(nets, out, "--trials", "4", "--jobs", "2")) == 130
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "interrupted: 2 of 4 labelled" in err
+    assert err.count("\n") == 1 and "interrupted: 2 of 4 labelled" in err, err
+    assert len(children) == 2, children
+    assert not [p for p in children if p.is_alive()]  # stopped, not left to finish their work
+    assert all(p.exitcode is not None and p.exitcode < 0 for p in children), [p.exitcode for p in children]
     boards, probs, _, done, _ = rl.load(out)
     assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
-    for p in multiprocessing.active_children():
-        p.join(timeout=30)
-    assert not [p for p in multiprocessing.active_children() if p.is_alive()]

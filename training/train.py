@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -360,9 +361,9 @@ def worker_config(cfg: TrainConfig) -> dict[str, Any]:
     ``race_network``) by absolute path, since a Ray actor's folder is not the learner's."""
     d = cfg.to_dict()
     if cfg.start.endswith(".npz"):
-        d["start"] = str(Path(cfg.start).resolve())
+        d["start"] = os.path.abspath(cfg.start)  # not resolved: a shared folder's link stays a link
     if cfg.race_network:
-        d["race_network"] = str(Path(cfg.race_network).resolve())
+        d["race_network"] = os.path.abspath(cfg.race_network)
     return d
 
 

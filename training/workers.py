@@ -32,8 +32,9 @@ Who runs the workers
 * :class:`RayPool` (``bgnet[ray]``): the same ``SelfPlayWorker`` as Ray
   actors on an existing cluster (``bgnet train --ray ADDRESS``); the weights
   are put in the object store once per version (``ray.put``).  A worker that
-  cannot start says why (:class:`RayWorker`), which stops the run with that
-  line.  Workers get the files a config names by absolute path
+  cannot start for a reason it can name (a missing file ...) says why
+  (:class:`RayWorker`), which stops the run with that line; one whose process
+  dies is replaced, as one that dies later is.  Workers get the files a config names by absolute path
   (``train.worker_config``): an actor's folder is not the learner's.
 
 With workers the order in which batches arrive depends on timing, so a run
@@ -56,7 +57,16 @@ import numpy as np
 
 from bgnet.errors import BgnetError
 
-__all__ = ["GameBatch", "ProcessPool", "RayPool", "RayWorker", "SelfPlayWorker", "WorkerError", "make_pool"]
+__all__ = [
+    "GameBatch",
+    "NotStarted",
+    "ProcessPool",
+    "RayPool",
+    "RayWorker",
+    "SelfPlayWorker",
+    "WorkerError",
+    "make_pool",
+]
 
 Weights = dict[str, dict[str, np.ndarray]]
 """Each trained phase network's state dict as numpy arrays (``bgnet_training.train.network_weights``)."""
@@ -314,10 +324,15 @@ class ProcessPool:
 # Ray
 
 
+class NotStarted(WorkerError):
+    """A Ray actor's answer when it could not start (its reason)."""
+
+
 class RayWorker(SelfPlayWorker):
-    """A :class:`SelfPlayWorker` as a Ray actor.  One that cannot start keeps the reason (``why_not``)
-    instead of dying in its constructor, which Ray would report without it and the pool would restart
-    forever: the learner asks, and stops the run with that line, as with local processes."""
+    """A :class:`SelfPlayWorker` as a Ray actor.  One that cannot start keeps the reason instead of
+    dying in its constructor (which Ray reports as a dead actor, restarted forever by the pool), and
+    answers its first ``play`` with it: the learner stops the run with that line, as with local
+    processes, without waiting on an actor that may not be placed yet."""
 
     def __init__(self, config: dict[str, Any], worker: int, seed: list[int]) -> None:
         self.reason = ""
@@ -326,9 +341,14 @@ class RayWorker(SelfPlayWorker):
         except Exception as e:  # report why, whatever it is
             self.reason = f"{type(e).__name__}: {e}"
 
-    def why_not(self) -> str:
-        """Why this worker could not start ("" when it did)."""
-        return self.reason
+    def set_weights(self, version: int, weights: Weights) -> None:
+        if not self.reason:
+            super().set_weights(version, weights)
+
+    def play(self, games: int) -> GameBatch:
+        if self.reason:
+            raise NotStarted(self.reason)
+        return super().play(games)
 
 
 class RayPool:
@@ -359,19 +379,10 @@ class RayPool:
         seed = [self.seed, i, self.incarnation[i], self.start_version]
         return self.actor_class.remote(self.config, i, seed)
 
-    def _check(self, workers: list[int]) -> None:
-        """Stop with the reason of the first of ``workers`` that could not start."""
-        reasons = self.ray.get([self.actors[i].why_not.remote() for i in workers])
-        for i, reason in zip(workers, reasons, strict=True):
-            if reason:
-                self.stop()
-                raise WorkerError(f"self-play worker {i} cannot start: {reason}")
-
     def start(self, version: int, weights: Weights) -> None:
         self.incarnation = [0] * self.count
         self.versions = [-1] * self.count
         self.actors = [self._make(i) for i in range(self.count)]
-        self._check(list(range(self.count)))
         self.publish(version, weights)
         for i in range(self.count):
             self._request(i)
@@ -398,11 +409,13 @@ class RayPool:
                 self.incarnation[i] += 1
                 self.versions[i] = -1
                 self.actors[i] = self._make(i)
-                self._check([i])
                 self.restarts += 1
                 self._request(i)
                 continue
             except ray.exceptions.RayTaskError as e:
+                self.stop()
+                if isinstance(e.cause, NotStarted):
+                    raise WorkerError(f"self-play worker {i} cannot start: {e.cause}") from None
                 raise WorkerError(f"self-play worker {i} failed: {e.cause}") from None
             self._request(i)
             yield batch
