@@ -34,8 +34,9 @@ Who runs the workers
   are put in the object store once per version (``ray.put``).  A worker that
   cannot start for a reason it can name (a missing file ...) says why
   (:class:`RayWorker`), which stops the run with that line; one whose process
-  dies is replaced, as one that dies later is.  Workers get the files a config names by absolute path
-  (``train.worker_config``): an actor's folder is not the learner's.
+  dies is replaced, as one that dies later is.  Workers get the files a
+  config names by absolute path (``train.worker_config``): an actor's folder
+  is not the learner's.
 
 With workers the order in which batches arrive depends on timing, so a run
 does not replay game for game from its seed (the in-process mode,
@@ -143,6 +144,11 @@ class SelfPlayWorker:
         return GameBatch(boards, values, targets, len(finished), self.version, self.worker, self.node)
 
 
+def why(e: BaseException) -> str:
+    """The reason a worker could not start, as the run's last line gives it (local processes and Ray)."""
+    return f"{type(e).__name__}: {e}"
+
+
 def _node_name() -> str:
     """The Ray node id inside a Ray actor, else the host name: which machine played a batch."""
     import sys
@@ -165,7 +171,7 @@ def _worker_main(conn: Connection, config: dict[str, Any], worker: int, seed: li
     try:
         w = SelfPlayWorker(config, worker, seed)
     except BaseException as e:  # report why, whatever it is, then exit
-        conn.send(("error", f"{type(e).__name__}: {e}"))
+        conn.send(("error", why(e)))
         return
     conn.send(("ready", os.getpid()))
     while True:
@@ -339,7 +345,7 @@ class RayWorker(SelfPlayWorker):
         try:
             super().__init__(config, worker, seed)
         except Exception as e:  # report why, whatever it is
-            self.reason = f"{type(e).__name__}: {e}"
+            self.reason = why(e)
 
     def set_weights(self, version: int, weights: Weights) -> None:
         if not self.reason:
