@@ -48,14 +48,16 @@ def test_a_two_node_ray_cluster_on_loopback_trains_with_games_from_both_nodes(tm
             env=env, capture_output=True, text=True, timeout=180, cwd=short,
         )  # fmt: skip
         assert node.returncode == 0, node.stdout + node.stderr
+        # (Games from crashed starts are short: 1,000 of them, so that the slower node's first batches
+        # still come before the run ends.)
         # A starts file named relative to the learner's folder, which is not the nodes' folder: the
         # actors must read the learner's file (their config's paths are made absolute for them).
         shutil.copy(STARTS, tmp_path / "starts.npz")
         cfg = tmp_path / "ray.toml"
         cfg.write_text(
             make_config(
-                dict(name="ray", hidden=(8,), games=300, parallel_games=8, train_games=16, minibatch=64,
-                     checkpoint_every=100, eval_every=0, device="cpu", threads=1, workers=2,
+                dict(name="ray", hidden=(8,), games=1000, parallel_games=8, train_games=16, minibatch=64,
+                     checkpoint_every=300, eval_every=0, device="cpu", threads=1, workers=2,
                      start="starts.npz")
             ).to_toml()
         )  # fmt: skip
