@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 import numpy as np
@@ -398,15 +401,40 @@ def _fail(message: str) -> int:
     raise BgnetError(message)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a scheduler's stop): a command stops as on Ctrl-C (its processes stopped,
+    what it has kept), and bgnet exits with SIGTERM's status."""
+
+
+def _terminated(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_stops_cleanly() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with _sigterm_stops_cleanly():
+            return args.func(args)
     except BgnetError as e:
         print(f"bgnet: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except Terminated:
+        print("\nbgnet: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:  # Ctrl-C: stop cleanly, no traceback (commands print what they have first)
         print("\nbgnet: interrupted", file=sys.stderr)
         return 130

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from functools import partial
 
 import numpy as np
@@ -205,3 +210,48 @@ def test_cubeful_rollout_command(capsys):
     assert out["cubeful"] and out["equity"] == 1.0 and out["games"] == 36
     assert main(["rollout", xgid, "--cube", "--dice", "31"]) == 2
     assert "no dice" in capsys.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+def test_sigterm_stops_a_rollout_on_several_processes_and_its_processes_with_one_line():
+    # SIGTERM (kill, a scheduler's stop) used to kill the parent alone and leave its processes computing.
+    cmd = [sys.executable, "-m", "bgnet.cli", "rollout", "4HPwATDgc/ABMA", "--games", "20000"]
+    proc = subprocess.Popen([*cmd, "--jobs", "2", "--no-progress"], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(kids) >= 2, "the rollout's processes never started"
+        time.sleep(2.0)  # at work on their trials
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143 and err == "\nbgnet: terminated\n", (proc.returncode, err)
+    deadline = time.monotonic() + 10
+    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [k for k in kids if _alive(k)]

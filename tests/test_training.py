@@ -15,7 +15,7 @@ from bgnet.lockstep import play_match
 from bgnet.network import ValueNet
 from bgnet.position import STARTING
 from bgnet_training.config import ConfigError, TrainConfig, load_config, make_config
-from bgnet_training.train import Trainer
+from bgnet_training.train import Trainer, learning_rate
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -129,6 +129,7 @@ def test_checkpoints_are_written_atomically_leaving_no_temporary_file(tmp_path):
         ({"crashed_hidden": [8], "variant": "portes", "encoder": "variant"}, "'crashed_hidden': empty for"),
         ({"start": "middle"}, "'start': standard, race or a .npz starts file"),
         ({"average": -1}, "'average': must be >= 0"),
+        ({"lr_warmup": -5}, "'lr_warmup': must be >= 0"),
         ({"policy_dtype": "float16"}, "'policy_dtype': float32, bfloat16 or auto"),
         ({"start": "race", "variant": "portes"}, "'start': race and crashed starts are for backgammon"),
     ],
@@ -137,6 +138,22 @@ def test_bad_config_values_name_the_field_and_why(values, words):
     with pytest.raises(ConfigError) as err:
         make_config(values)
     assert words in str(err.value)
+
+
+def test_the_learning_rate_follows_its_schedule_after_a_linear_warm_up():
+    base = {"games": 1000, "lr": 1e-3, "lr_final": 1e-4}
+    for schedule in ("cosine", "linear", "constant"):
+        plain = make_config({**base, "lr_schedule": schedule})
+        warm = make_config({**base, "lr_schedule": schedule, "lr_warmup": 200})
+        assert learning_rate(plain, 0) == pytest.approx(1e-3)
+        for games in (1, 50, 100, 199):
+            assert learning_rate(warm, games) == pytest.approx(learning_rate(plain, games) * games / 200)
+        for games in (200, 500, 1000, 5000):
+            assert learning_rate(warm, games) == pytest.approx(learning_rate(plain, games))
+    cosine = make_config(base)
+    assert learning_rate(cosine, 500) == pytest.approx(5.5e-4)
+    assert learning_rate(cosine, 1000) == pytest.approx(1e-4)
+    assert learning_rate(make_config({**base, "lr_schedule": "linear"}), 250) == pytest.approx(7.75e-4)
 
 
 def test_shipped_configs_load_and_command_line_overrides_apply():

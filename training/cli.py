@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 from pathlib import Path
 
 from .config import FIELDS, ConfigError, default_field_help, load_config
@@ -53,11 +52,7 @@ def run(args: argparse.Namespace) -> int:
     elif cfg.init:
         print(f"new run {trainer.dir}, networks from {cfg.init}", flush=True)
 
-    def stop(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt  # SIGTERM (kill, a scheduler's stop) stops like Ctrl-C: checkpoint first
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
+    try:  # SIGTERM (kill, a scheduler's stop) comes as a KeyboardInterrupt too (bgnet.cli): checkpoint first
         st = trainer.run(ray=args.ray, minutes=args.minutes)
     except KeyboardInterrupt:
         print(f"\nstopped: checkpoint {trainer.latest_checkpoint()} written; run the same command to resume")

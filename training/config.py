@@ -141,6 +141,10 @@ class TrainConfig:
     lr_schedule: str = "cosine"
     """How the learning rate goes from ``lr`` to ``lr_final`` over the games: cosine, linear or constant."""
 
+    lr_warmup: int = 0
+    """Games over which the learning rate rises linearly from zero to its schedule (0: none): a grown
+    network's new layers and a fresh optimizer take their first steps small."""
+
     optimizer: str = "adam"
     """adam or sgd."""
 
@@ -220,6 +224,7 @@ class TrainConfig:
         need(
             self.lr_schedule in {"cosine", "linear", "constant"}, "lr_schedule", "cosine, linear or constant"
         )
+        need(self.lr_warmup >= 0, "lr_warmup", "must be >= 0")
         need(self.optimizer in {"adam", "sgd"}, "optimizer", "adam or sgd")
         need(self.train_games >= 1, "train_games", "must be >= 1")
         need(self.minibatch >= 1, "minibatch", "must be >= 1")

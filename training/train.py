@@ -63,12 +63,14 @@ def pick_device(name: str) -> torch.device:
 
 
 def learning_rate(cfg: TrainConfig, games_done: int) -> float:
+    """The learning rate after ``games_done`` games of the run: its schedule, times the warm-up's ramp."""
     frac = min(1.0, games_done / cfg.games)
+    ramp = min(1.0, max(games_done, 1) / cfg.lr_warmup) if cfg.lr_warmup else 1.0
     if cfg.lr_schedule == "constant":
-        return cfg.lr
+        return cfg.lr * ramp
     if cfg.lr_schedule == "linear":
-        return cfg.lr + (cfg.lr_final - cfg.lr) * frac
-    return cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + math.cos(math.pi * frac))
+        return (cfg.lr + (cfg.lr_final - cfg.lr) * frac) * ramp
+    return (cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + math.cos(math.pi * frac))) * ramp
 
 
 def evaluate_vs_pubeval(evaluator: NetEvaluator, games: int, rng: np.random.Generator) -> tuple[float, float]:
