@@ -1,4 +1,5 @@
-"""A real two-node Ray cluster on the loopback address trains one run with workers on both nodes."""
+"""A real two-node Ray cluster on the loopback address trains one run with workers on both nodes; the pool's
+handling of dying actors on a stand-in for Ray."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from bgnet import checkpoint
 from bgnet_training.config import make_config
-from bgnet_training.workers import WorkerError, make_pool
+from bgnet_training.workers import RayPool, WorkerError, make_pool
 
 ray = pytest.importorskip("ray", reason="Ray is an optional extra (bgnet[ray], in the dev extra)")
 
@@ -86,3 +87,68 @@ def test_a_two_node_ray_cluster_on_loopback_trains_with_games_from_both_nodes(tm
         ray.shutdown()
         subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
         shutil.rmtree(short, ignore_errors=True)
+
+
+class _Ref:
+    def __init__(self, outcome):
+        self.outcome = outcome
+
+
+class _FakeRay:
+    """Enough of Ray for RayPool's loop: every ``play`` answers the next outcome of a script."""
+
+    exceptions = ray.exceptions
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.made = 0
+        self.killed = 0
+
+    def put(self, value):
+        return value
+
+    def wait(self, refs, num_returns):
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref):
+        if isinstance(ref.outcome, BaseException):
+            raise ref.outcome
+        return ref.outcome
+
+    def kill(self, actor):
+        self.killed += 1
+
+    def remote(self, *args):  # the actor class
+        self.made += 1
+        fake = self
+
+        class Method:
+            def __init__(self, answer):
+                self.answer = answer
+
+            def remote(self, *args):
+                return self.answer()
+
+        class Actor:
+            set_weights = Method(lambda: None)
+            play = Method(lambda: _Ref(fake.script.pop(0)))
+
+        return Actor()
+
+
+def test_a_ray_worker_that_keeps_dying_before_a_batch_stops_the_run_and_one_that_plays_is_replaced():
+    died = ray.exceptions.RayActorError(error_msg="The actor died unexpectedly before finishing this task.")
+    script = [died, died, "batch 1", died, died, "batch 2", died, died, died, "never played"]
+    fake = _FakeRay(script)
+    pool = RayPool({}, 1, 8, 0, 0)
+    pool.ray, pool.actor_class = fake, fake
+    pool.start(0, {})
+    batches = pool.batches()
+    assert next(batches) == "batch 1" and next(batches) == "batch 2"  # two deaths in a row: replaced
+    with pytest.raises(WorkerError) as stopped:
+        next(batches)
+    assert str(stopped.value) == (
+        "self-play worker 0 died 3 times in a row without a game batch: "
+        "The actor died unexpectedly before finishing this task."
+    )
+    assert pool.restarts == 6 and fake.made == 7 and fake.killed == 1 and script[-1] == "never played"

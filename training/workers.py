@@ -357,6 +357,11 @@ class RayWorker(SelfPlayWorker):
         return super().play(games)
 
 
+MAX_DEATHS = 3
+"""A Ray worker whose process dies this many times in a row without returning a game batch stops the run
+(one that dies now and then, a node lost, is replaced)."""
+
+
 class RayPool:
     """The same workers as Ray actors on a cluster (``ray.init(address=...)`` done by the caller)."""
 
@@ -380,6 +385,7 @@ class RayPool:
         self.latest: tuple[int, Any] | None = None
         self.pending: dict[Any, int] = {}
         self.restarts = 0
+        self.deaths: list[int] = []  # each worker's deaths since its last game batch
 
     def _make(self, i: int) -> Any:
         seed = [self.seed, i, self.incarnation[i], self.start_version]
@@ -388,6 +394,7 @@ class RayPool:
     def start(self, version: int, weights: Weights) -> None:
         self.incarnation = [0] * self.count
         self.versions = [-1] * self.count
+        self.deaths = [0] * self.count
         self.actors = [self._make(i) for i in range(self.count)]
         self.publish(version, weights)
         for i in range(self.count):
@@ -411,7 +418,14 @@ class RayPool:
             i = self.pending.pop(done)
             try:
                 batch = ray.get(done)
-            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError):
+            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as e:
+                self.deaths[i] += 1
+                if self.deaths[i] >= MAX_DEATHS:  # dies as it starts (memory, a node without bgnet ...)
+                    self.stop()
+                    first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                    raise WorkerError(
+                        f"self-play worker {i} died {MAX_DEATHS} times in a row without a game batch: {first}"
+                    ) from None
                 self.incarnation[i] += 1
                 self.versions[i] = -1
                 self.actors[i] = self._make(i)
@@ -423,6 +437,7 @@ class RayPool:
                 if isinstance(e.cause, NotStarted):
                     raise WorkerError(f"self-play worker {i} cannot start: {e.cause}") from None
                 raise WorkerError(f"self-play worker {i} failed: {e.cause}") from None
+            self.deaths[i] = 0
             self._request(i)
             yield batch
 
