@@ -240,6 +240,7 @@ def test_sigterm_stops_a_rollout_on_several_processes_and_its_processes_with_one
     # SIGTERM (kill, a scheduler's stop) used to kill the parent alone and leave its processes computing.
     cmd = [sys.executable, "-m", "bgnet.cli", "rollout", "4HPwATDgc/ABMA", "--games", "20000"]
     proc = subprocess.Popen([*cmd, "--jobs", "2", "--no-progress"], stderr=subprocess.PIPE, text=True)
+    kids: list[int] = []
     try:
         deadline = time.monotonic() + 120
         while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline:
@@ -248,10 +249,15 @@ def test_sigterm_stops_a_rollout_on_several_processes_and_its_processes_with_one
         time.sleep(2.0)  # at work on their trials
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
+        deadline = time.monotonic() + 10
+        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [k for k in kids if _alive(k)]
     finally:
-        proc.kill()
+        for pid in [proc.pid, *_children(proc.pid), *kids]:  # a failed run leaves none behind either
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     assert proc.returncode == 143 and err == "\nbgnet: terminated\n", (proc.returncode, err)
-    deadline = time.monotonic() + 10
-    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not [k for k in kids if _alive(k)]
+    assert not left, left
