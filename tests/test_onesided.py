@@ -362,8 +362,12 @@ def test_self_play_refuses_to_start_from_a_one_sided_race_network(tmp_path):
     state = checkpoint.read(checkpoint.DEFAULT)
     race = {"encoder": "race", "encoder_version": RACE.version, "shape": net.shape, "model": net.state_dict()}
     checkpoint.save(tmp_path / "os.pt", state | {"race": race})
-    cfg = dict(
-        TINY_RUN, encoder="extended", race_hidden=(6,), hidden=(256, 256, 256), init=str(tmp_path / "os.pt")
+    cfg = dict(  # the run's main network is the shipped one's shape, whatever it is
+        TINY_RUN,
+        encoder=state["encoder"],
+        race_hidden=(6,),
+        hidden=tuple(state["shape"]["hidden"]),
+        init=str(tmp_path / "os.pt"),
     )
     with pytest.raises(checkpoint.CheckpointError, match="one-sided, which self-play does not train"):
         Trainer(make_config(cfg), tmp_path, progress=False)
