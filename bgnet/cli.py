@@ -18,10 +18,8 @@ import argparse
 import json
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from typing import NoReturn
 
 import numpy as np
@@ -30,7 +28,7 @@ import bgnet
 from bgnet.commands import analyze, analyze_match, bearoff, bench, cube, play, rollout, serve, web
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
-from bgnet.errors import BgnetError
+from bgnet.errors import BgnetError, Terminated, sigterm_stops_cleanly
 from bgnet.formats import parse_position, position_id, position_ids
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch, generate
@@ -401,31 +399,10 @@ def _fail(message: str) -> int:
     raise BgnetError(message)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, a scheduler's stop): a command stops as on Ctrl-C (its processes stopped,
-    what it has kept), and bgnet exits with SIGTERM's status."""
-
-
-def _terminated(_signum: int, _frame: object) -> None:
-    raise Terminated
-
-
-@contextmanager
-def _sigterm_stops_cleanly() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
-        yield
-        return
-    before = signal.signal(signal.SIGTERM, _terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, before)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with _sigterm_stops_cleanly():
+        with sigterm_stops_cleanly():
             return args.func(args)
     except BgnetError as e:
         print(f"bgnet: error: {e}", file=sys.stderr)

@@ -5,12 +5,39 @@ Every error a person can cause by typing something wrong is a subclass of
 line and exit with code 2.
 """
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
 class BgnetError(ValueError):
     """Base class of bgnet's input errors."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a scheduler's stop) while a command runs under :func:`sigterm_stops_cleanly`: the
+    command stops as on Ctrl-C (its processes stopped, what it has kept)."""
+
+
+def _terminated(_signum: int, _frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM does not cut the clean-up short
+    raise Terminated
+
+
+@contextmanager
+def sigterm_stops_cleanly() -> Iterator[None]:
+    """Within the block SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before if before is not None else signal.SIG_DFL)
 
 
 def read_text(path: str | Path, error: type[BgnetError] | None = None) -> str:

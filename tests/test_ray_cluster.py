@@ -151,4 +151,5 @@ def test_a_ray_worker_that_keeps_dying_before_a_batch_stops_the_run_and_one_that
         "self-play worker 0 died 3 times in a row without a game batch: "
         "The actor died unexpectedly before finishing this task."
     )
-    assert pool.restarts == 6 and fake.made == 7 and fake.killed == 1 and script[-1] == "never played"
+    assert pool.restarts == 6 and fake.made == 7 and script[-1] == "never played"
+    assert fake.killed == 7  # each dead actor (one only unreachable would keep its CPU), then the last

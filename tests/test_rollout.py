@@ -212,27 +212,33 @@ def test_cubeful_rollout_command(capsys):
     assert "no dice" in capsys.readouterr().err
 
 
-def _children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                kids.append(int(entry))
-    return kids
-
-
-def _alive(pid: int) -> bool:
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (state first), or None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return False
+        return None
+
+
+def _pool_processes(pid: int) -> dict[int, str]:
+    """The pool processes ``pid`` started (multiprocessing's spawn_main, not its resource tracker), each with
+    its start time (so that a pid taken again by another process is not mistaken for it)."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) and int(stat[1]) == pid:
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if b"spawn_main" in f.read():
+                        found[int(entry)] = stat[19]
+            except OSError:
+                continue
+    return found
+
+
+def _alive(pid: int, started: str) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[19] == started and stat[0] != "Z"
 
 
 @pytest.mark.slow
@@ -240,24 +246,24 @@ def test_sigterm_stops_a_rollout_on_several_processes_and_its_processes_with_one
     # SIGTERM (kill, a scheduler's stop) used to kill the parent alone and leave its processes computing.
     cmd = [sys.executable, "-m", "bgnet.cli", "rollout", "4HPwATDgc/ABMA", "--games", "20000"]
     proc = subprocess.Popen([*cmd, "--jobs", "2", "--no-progress"], stderr=subprocess.PIPE, text=True)
-    kids: list[int] = []
+    kids: dict[int, str] = {}
     try:
         deadline = time.monotonic() + 120
-        while len(kids := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+        while len(kids := _pool_processes(proc.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert len(kids) >= 2, "the rollout's processes never started"
+        assert len(kids) == 2, "the rollout's two processes never started"
         time.sleep(2.0)  # at work on their trials
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
         deadline = time.monotonic() + 10
-        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        while any(_alive(k, t) for k, t in kids.items()) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [k for k in kids if _alive(k)]
-    finally:
-        for pid in [proc.pid, *_children(proc.pid), *kids]:  # a failed run leaves none behind either
-            try:
+        left = [k for k, t in kids.items() if _alive(k, t)]
+    finally:  # a failed run leaves nothing behind either
+        if proc.poll() is None:
+            proc.kill()
+        for pid, started in kids.items():
+            if _alive(pid, started):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
     assert proc.returncode == 143 and err == "\nbgnet: terminated\n", (proc.returncode, err)
     assert not left, left

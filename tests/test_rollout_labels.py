@@ -318,3 +318,18 @@ def test_ctrl_c_with_two_processes_stops_them_and_keeps_the_chunks_written(files
     assert all(p.exitcode is not None and p.exitcode < 0 for p in children), [p.exitcode for p in children]
     boards, probs, _, done, _ = rl.load(out)
     assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
+
+
+def test_sigterm_stops_a_training_command_as_ctrl_c_does_and_the_handler_is_put_back(tmp_path, capsys):
+    import os
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+
+    def killed() -> int:
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered here, in the main thread
+        raise AssertionError("SIGTERM did not stop the command")
+
+    assert races.writing_command(tmp_path / "out.npz", killed) == 130
+    assert capsys.readouterr().err == "interrupted: nothing written\n"
+    assert signal.getsignal(signal.SIGTERM) is before

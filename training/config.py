@@ -142,8 +142,8 @@ class TrainConfig:
     """How the learning rate goes from ``lr`` to ``lr_final`` over the games: cosine, linear or constant."""
 
     lr_warmup: int = 0
-    """Games over which the learning rate rises linearly from zero to its schedule (0: none): a grown
-    network's new layers and a fresh optimizer take their first steps small."""
+    """Games over which the learning rate rises linearly to its schedule, from a 1/``lr_warmup`` share of
+    it (0: none): a grown network's new layers and a fresh optimizer take their first steps small."""
 
     optimizer: str = "adam"
     """adam or sgd."""

@@ -34,7 +34,7 @@ import numpy as np
 
 from bgnet.atomic import write_atomic
 from bgnet.bearoff import OneSidedBearoff
-from bgnet.errors import BgnetError
+from bgnet.errors import BgnetError, sigterm_stops_cleanly
 from bgnet.lockstep import Chooser, Lockstep
 from bgnet.position import CHECKERS, NUM_SLOTS, STARTING, Position, in_play
 from bgnet.pubeval import is_crashed, is_race
@@ -171,13 +171,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def writing_command(out: Path, body: Callable[[], int]) -> int:
-    """Run a training command that writes ``out``: its folder must exist; a bgnet error, an OS error or
-    Ctrl-C is one line on stderr and a non-zero exit (``out`` is written atomically or not at all)."""
+    """Run a training command that writes ``out``: its folder must exist; a bgnet error, an OS error,
+    Ctrl-C or SIGTERM is one line on stderr and a non-zero exit (``out`` is written atomically or not at
+    all)."""
     if not out.parent.is_dir():
         print(f"error: cannot write {out}: folder {out.parent} does not exist", file=sys.stderr)
         return 1
     try:
-        return body()
+        with sigterm_stops_cleanly():  # SIGTERM stops as Ctrl-C does (a pool's processes with it)
+            return body()
     except BgnetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -48,6 +48,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -422,10 +423,11 @@ class RayPool:
                 self.deaths[i] += 1
                 if self.deaths[i] >= MAX_DEATHS:  # dies as it starts (memory, a node without bgnet ...)
                     self.stop()
-                    first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                    said = " ".join(str(e).split()) or type(e).__name__  # Ray's cause is on later lines
                     raise WorkerError(
-                        f"self-play worker {i} died {MAX_DEATHS} times in a row without a game batch: {first}"
+                        f"self-play worker {i} died {MAX_DEATHS} times in a row without a game batch: {said}"
                     ) from None
+                self.ray.kill(self.actors[i])  # one that is only unreachable would keep its CPU
                 self.incarnation[i] += 1
                 self.versions[i] = -1
                 self.actors[i] = self._make(i)
@@ -461,10 +463,14 @@ def make_pool(
         except ImportError:
             raise WorkerError("Ray is not installed: pip install 'bgnet[ray]'") from None
         if not ray_module.is_initialized():
+            ours = signal.getsignal(signal.SIGTERM)
             try:
                 ray_module.init(address=ray, log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise WorkerError(f"cannot connect to the Ray cluster at {ray}: {e}") from None
+            finally:  # Ray installs its own SIGTERM handler (sys.exit): keep bgnet's, which checkpoints first
+                if ours is not None and threading.current_thread() is threading.main_thread():
+                    signal.signal(signal.SIGTERM, ours)
         if count < 1:  # one worker per CPU of the cluster
             count = max(1, int(ray_module.cluster_resources().get("CPU", 1)))
         return RayPool(config, count, games_per_batch, seed, start_version)
