@@ -67,10 +67,12 @@ def learning_rate(cfg: TrainConfig, games_done: int) -> float:
     frac = min(1.0, games_done / cfg.games)
     ramp = min(1.0, max(games_done, 1) / cfg.lr_warmup) if cfg.lr_warmup else 1.0
     if cfg.lr_schedule == "constant":
-        return cfg.lr * ramp
-    if cfg.lr_schedule == "linear":
-        return (cfg.lr + (cfg.lr_final - cfg.lr) * frac) * ramp
-    return (cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + math.cos(math.pi * frac))) * ramp
+        scheduled = cfg.lr
+    elif cfg.lr_schedule == "linear":
+        scheduled = cfg.lr + (cfg.lr_final - cfg.lr) * frac
+    else:
+        scheduled = cfg.lr_final + 0.5 * (cfg.lr - cfg.lr_final) * (1 + math.cos(math.pi * frac))
+    return scheduled * ramp
 
 
 def evaluate_vs_pubeval(evaluator: NetEvaluator, games: int, rng: np.random.Generator) -> tuple[float, float]:
