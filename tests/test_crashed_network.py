@@ -140,6 +140,51 @@ def test_a_crashed_run_starts_from_the_main_network_trains_only_it_and_ships_bes
         Trainer(make_config(narrow), tmp_path, progress=False)
 
 
+def test_a_shipped_crashed_ensemble_averages_the_crashed_network_with_other_main_networks(tmp_path, capsys):
+    from bgnet_training.ship import main as ship
+
+    first = Trainer(make_config(dict(TINY, crashed_hidden=(8,))), tmp_path, progress=False)
+    first.run()
+    other = Trainer(make_config(dict(TINY, name="other", seed=5, hidden=(6,))), tmp_path, progress=False)
+    other.run()
+    assert "crashed" not in other.evaluator.networks()
+    out = tmp_path / "shipped.pt"
+    argv = [str(first.latest_checkpoint()), str(out), "--crashed-ensemble", str(other.latest_checkpoint())]
+    assert ship(argv) == 0
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    boards = crashed_boards()
+    # crashed positions: the mean of the crashed network's and the other run's main network's probabilities
+    mean = (first.evaluator.probabilities(boards) + other.evaluator.probabilities(boards)) / 2
+    np.testing.assert_allclose(shipped.probabilities(boards), mean, atol=1e-6)
+    assert not np.allclose(mean, first.evaluator.probabilities(boards), atol=1e-4)
+    # the rest as before: the main and race networks are the source's
+    others = np.stack([STARTING.board, RACE_BOARD.board])
+    np.testing.assert_allclose(
+        shipped.probabilities(others), first.evaluator.probabilities(others), atol=1e-6
+    )
+    entry = checkpoint.read(out)["crashed"]
+    assert [m["run"] for m in entry["ensemble_sources"]] == ["tiny", "other"]
+    assert entry["ensemble_sources"][1]["counters"]["games"] == 8
+    # shipping the file again with --crashed keeps the ensemble as it is
+    again = tmp_path / "again.pt"
+    assert ship([str(other.latest_checkpoint()), str(again), "--crashed", str(out)]) == 0
+    np.testing.assert_allclose(
+        NetEvaluator.from_checkpoint(again, bearoff=False).probabilities(boards), mean, atol=1e-6
+    )
+    # a source without a crashed network has nothing to ensemble: one line, exit 2
+    capsys.readouterr()
+    assert ship([str(other.latest_checkpoint()), str(again), "--crashed-ensemble", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no crashed network to ensemble" in err
+    # an ensemble is evaluated, never trained: a crashed run refuses it as its start
+    with pytest.raises(checkpoint.CheckpointError, match="ensemble"):
+        Trainer(
+            make_config(dict(TINY, name="refit", crashed_hidden=(8,), train_nets="crashed", init=str(out))),
+            tmp_path,
+            progress=False,
+        )
+
+
 def test_the_shipped_networks_route_crashed_positions_to_their_crashed_network():
     ev = NetEvaluator.from_checkpoint()
     assert list(ev.networks()) == ["main", "race", "crashed"]

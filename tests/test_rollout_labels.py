@@ -14,7 +14,7 @@ from test_crashed_network import crashed_boards
 from bgnet import checkpoint
 from bgnet.encoding import EXTENDED
 from bgnet.evaluator import NetEvaluator
-from bgnet.network import ValueNet
+from bgnet.network import EnsembleNet, ValueNet
 from bgnet.pubeval import is_crashed, is_race
 from bgnet.rollout import RolloutSettings, rollout_boards
 from bgnet_training import fit_labels, races
@@ -333,3 +333,17 @@ def test_sigterm_stops_a_training_command_as_ctrl_c_does_and_the_handler_is_put_
     assert races.writing_command(tmp_path / "out.npz", killed) == 130
     assert capsys.readouterr().err == "interrupted: nothing written\n"
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_an_ensemble_crashed_network_is_not_fitted_and_says_so(files, capsys):
+    tmp, nets, starts = files
+    labels = teacher_labels(tmp, nets, starts, None)
+    state = checkpoint.read(nets)
+    pair = EnsembleNet.of([ValueNet(EXTENDED.width, (8,)), ValueNet(EXTENDED.width, (6,))])
+    ensemble = checkpoint.save(tmp / "ensemble.pt", state | {"crashed": entry(pair)})
+    out = tmp / "fitted.pt"
+    capsys.readouterr()
+    assert fit_labels.main([str(ensemble), str(labels), str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "its crashed network is an ensemble, which is not trained" in err
+    assert not out.exists()

@@ -34,6 +34,7 @@ import torch
 
 from bgnet import checkpoint
 from bgnet.errors import BgnetError
+from bgnet.network import ValueNet
 
 from .races import writing_command
 from .rollout_labels import load
@@ -64,6 +65,11 @@ def fit(args: argparse.Namespace) -> int:
     if args.net not in nets:
         raise FitError(f"{args.checkpoint} has no {args.net} network (it has {', '.join(nets)})")
     model, encoder = nets[args.net]
+    if not isinstance(model, ValueNet):
+        raise FitError(
+            f"{args.checkpoint}: its {args.net} network is an ensemble, which is not trained "
+            "(fit a member's file, then ship the ensemble again)"
+        )
     boards, probs, se, done, settings = load(args.labels)
     boards, probs, se = boards[:done], probs[:done], se[:done]
     rows = trained_rows(evaluator, boards, args.net)

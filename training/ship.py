@@ -4,6 +4,7 @@
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --race RACE.pt   # the race network of another run
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed CRASHED.pt   # the crashed network of one
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --ensemble OTHER.pt   # main networks averaged
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed C.pt --crashed-ensemble OTHER.pt
 
 The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 ``--checkpoint``); it is about half the size of the training checkpoint.  With
@@ -17,6 +18,11 @@ network is an ensemble (:class:`bgnet.network.EnsembleNet`): the mean of the
 probabilities of the source's main network and each other file's, every member
 reading the source's inputs (a member whose encoder the source's extends is
 grown to it with zero weights on the added inputs, which keeps its values).
+``--crashed-ensemble`` (repeatable) does the same for the crashed network: the
+mean of its probabilities and each other file's **main** network's (a main
+network good at crashed positions, such as one refined on its own 1-ply
+values, joins the crashed network that routing sends them to).  Ensembles are
+evaluated, never trained.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from bgnet import checkpoint
+from bgnet.encoding import Encoder
 from bgnet.errors import BgnetError
 from bgnet.network import EnsembleNet, MainNet, ValueNet
 from bgnet_training.grow import widen_into
@@ -107,7 +114,41 @@ def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -
     """``state`` with its main network replaced by the ensemble of its own and each of ``others``'
     (checkpoint dicts and where they were read), grown to ``state``'s encoder where it extends theirs."""
     model, encoder = checkpoint.network_from(state, "the source")
-    game = checkpoint.variant_label(state)
+    ensemble = ensemble_of(model, encoder, checkpoint.variant_label(state), others)
+    sources = [p for s in [state, *(other for other, _ in others)] for p in provenance_of_members(s)]
+    return state | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
+
+
+def ensembled_phase(
+    state: dict[str, Any], name: str, others: list[tuple[dict[str, Any], str]]
+) -> dict[str, Any]:
+    """``state`` with its phase network ``name`` replaced by the ensemble of it and the **main** network of
+    each of ``others`` (grown to the phase network's encoder where it extends theirs): the members' runs are
+    listed under the entry's ``ensemble_sources``, the phase network's own first."""
+    found = checkpoint.phase_network_from(state, name, "the source")
+    if found is None:
+        raise checkpoint.CheckpointError(f"the source has no {name} network to ensemble (give --{name})")
+    model, encoder = found
+    if not isinstance(model, (ValueNet, EnsembleNet)):
+        raise checkpoint.CheckpointError(f"the source's {name} network is one-sided, which does not ensemble")
+    ensemble = ensemble_of(model, encoder, checkpoint.variant_label(state), others)
+    entry = state[name]
+    own = entry.get("ensemble_sources") or [
+        (state.get(f"{name}_source") or provenance(state)) | {"averaged": entry.get("averaged")}
+    ]
+    members = [p for other, _ in others for p in provenance_of_members(other)]
+    shipped = {k: v for k, v in entry.items() if k not in ("model", "shape", "averaged")}
+    return state | {
+        name: shipped
+        | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": own + members}
+    }
+
+
+def ensemble_of(
+    model: MainNet, encoder: Encoder, game: str, others: list[tuple[dict[str, Any], str]]
+) -> EnsembleNet:
+    """The ensemble of ``model`` (reading ``encoder``, playing ``game``) and the main network of each of
+    ``others``; a member whose encoder ``encoder`` extends is grown to it (zero weights on the new inputs)."""
     nets: list[MainNet] = [model]
     for other, source in others:
         their_game = checkpoint.variant_label(other)
@@ -126,9 +167,7 @@ def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -
             grown = ValueNet(encoder.width, member.shape["hidden"], member.shape["activation"])
             widen_into(grown, member, np.random.default_rng(0))
             nets.append(grown)
-    ensemble = EnsembleNet.of(nets)
-    sources = [p for s in [state, *(other for other, _ in others)] for p in provenance_of_members(s)]
-    return state | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
+    return EnsembleNet.of(nets)
 
 
 def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -156,6 +195,14 @@ def main(argv: list[str] | None = None) -> int:
         help="average the main network's probabilities with this checkpoint's main network (repeatable)",
     )
     ap.add_argument(
+        "--crashed-ensemble",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="average the crashed network's probabilities with this checkpoint's main network (repeatable)",
+    )
+    ap.add_argument(
         "--live",
         action="store_true",
         help="ship the last weights, not the run's weight average where it keeps one",
@@ -180,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                 state = with_phase(state, name, pick(path), str(path))
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
+        if args.crashed_ensemble:
+            state = ensembled_phase(state, "crashed", [(pick(p), str(p)) for p in args.crashed_ensemble])
         path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)
