@@ -38,7 +38,7 @@ import numpy as np
 from bgnet import checkpoint
 from bgnet.encoding import Encoder
 from bgnet.errors import BgnetError
-from bgnet.network import EnsembleNet, MainNet, ValueNet
+from bgnet.network import EnsembleNet, MainNet, OneSidedRaceNet, ValueNet
 from bgnet_training.grow import widen_into
 
 TRAINING_ONLY = ("optimizer", "rng", "average")
@@ -119,27 +119,24 @@ def ensembled(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -
     return state | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
 
 
-def ensembled_phase(
-    state: dict[str, Any], name: str, others: list[tuple[dict[str, Any], str]]
-) -> dict[str, Any]:
-    """``state`` with its phase network ``name`` replaced by the ensemble of it and the **main** network of
-    each of ``others`` (grown to the phase network's encoder where it extends theirs): the members' runs are
-    listed under the entry's ``ensemble_sources``, the phase network's own first."""
-    found = checkpoint.phase_network_from(state, name, "the source")
+def ensembled_crashed(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """``state`` with its crashed network replaced by the ensemble of it and the **main** network of each
+    of ``others`` (grown to the crashed network's encoder where it extends theirs): the members' runs are
+    listed under the entry's ``ensemble_sources``, the crashed network's own first."""
+    found = checkpoint.phase_network_from(state, "crashed", "the source")
     if found is None:
-        raise checkpoint.CheckpointError(f"the source has no {name} network to ensemble (give --{name})")
+        raise checkpoint.CheckpointError("the source has no crashed network to ensemble (give --crashed)")
     model, encoder = found
-    if not isinstance(model, (ValueNet, EnsembleNet)):
-        raise checkpoint.CheckpointError(f"the source's {name} network is one-sided, which does not ensemble")
+    assert not isinstance(model, OneSidedRaceNet)  # phase_network_from allows it only as a race network
     ensemble = ensemble_of(model, encoder, checkpoint.variant_label(state), others)
-    entry = state[name]
+    entry = state["crashed"]
     own = entry.get("ensemble_sources") or [
-        (state.get(f"{name}_source") or provenance(state)) | {"averaged": entry.get("averaged")}
+        (state.get("crashed_source") or provenance(state)) | {"averaged": entry.get("averaged")}
     ]
     members = [p for other, _ in others for p in provenance_of_members(other)]
-    shipped = {k: v for k, v in entry.items() if k not in ("model", "shape", "averaged")}
+    kept = {k: v for k, v in entry.items() if k not in ("model", "shape", "averaged")}
     return state | {
-        name: shipped
+        "crashed": kept
         | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": own + members}
     }
 
@@ -228,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         if args.crashed_ensemble:
-            state = ensembled_phase(state, "crashed", [(pick(p), str(p)) for p in args.crashed_ensemble])
+            state = ensembled_crashed(state, [(pick(p), str(p)) for p in args.crashed_ensemble])
         path = checkpoint.save(args.target, shipped_state(state))
     except (BgnetError, OSError) as e:
         print(f"bgnet-ship: {e}", file=sys.stderr)
