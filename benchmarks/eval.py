@@ -18,6 +18,11 @@ evaluate them at 0-ply, keep the best few (the move filter), evaluate those at
   0.16 at 0-ply go to 2-ply) and gnubg-nn ``n=2`` (its filter: the 2 best plus
   up to 3 more within 0.1), on the first ``--pairs2`` pairs.
 * ``agreement``: how often bgnet's 1-ply play is gnubg's (a strength hint only).
+* bgnet runs the file's main network alone (``load_network``: no race or crashed
+  network, no bearoff database, no race search), so the ratio is of the
+  searches over one network; ``bgnet`` players load the whole file
+  (``NetEvaluator.from_checkpoint``), whose race search costs more a race
+  position and whose bearoff database less.
 
     make bench-eval     # or: .venv/bin/python benchmarks/eval.py [--checkpoint P] [--pairs N] [--rounds R]
 """
