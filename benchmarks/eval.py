@@ -21,8 +21,8 @@ evaluate them at 0-ply, keep the best few (the move filter), evaluate those at
 * bgnet runs the file's main network alone (``load_network``: no race or crashed
   network, no bearoff database, no race search), so the ratio is of the
   searches over one network; ``bgnet`` players load the whole file
-  (``NetEvaluator.from_checkpoint``), whose race search costs more a race
-  position and whose bearoff database less.
+  (``NetEvaluator.from_checkpoint``), so their times differ in races and
+  crashed positions.
 
     make bench-eval     # or: .venv/bin/python benchmarks/eval.py [--checkpoint P] [--pairs N] [--rounds R]
 """
