@@ -640,8 +640,20 @@ class Evaluator:
         leaves a single play is not evaluated deeper.  ``player`` is unused
         (the :data:`bgnet.lockstep.Chooser` signature).
         """
+        return self.best(batch, ply, filters)[0]
+
+    def best(
+        self, batch: MoveBatch, ply: int = 0, filters: Filters | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, theirs)``: each roll's best result as :meth:`choose` picks it (-1: no legal play), and
+        its probabilities for its side on roll at the depth it was picked by (``(n_rolls, 5)``; NaN where
+        there is no play).  At 0-ply a race's search values only the few best plays of a roll
+        (:data:`SEARCH_FILTER`), not all of them as :meth:`probabilities` of every result would."""
         theirs, depth = self._rank(batch, ply, self.filters if filters is None else tuple(filters), False)
-        return _segment_best_rows(_mover_equity(theirs, _again(batch)), depth, batch.offsets)
+        rows = _segment_best_rows(_mover_equity(theirs, _again(batch)), depth, batch.offsets)
+        values = np.full((len(rows), 5), np.nan, dtype=np.float32)
+        values[rows >= 0] = theirs[rows[rows >= 0]]
+        return rows, values
 
     def chooser(
         self, ply: int = 0, filters: Filters | None = None

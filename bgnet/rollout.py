@@ -75,7 +75,7 @@ import torch
 
 from bgnet.dice import ALL_ROLLS, ROLL_DICE, ROLL_INDEX, ROLL_WEIGHTS, Dice
 from bgnet.errors import BgnetError
-from bgnet.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter, segment_argmin
+from bgnet.evaluator import DEFAULT_FILTERS, Evaluator, MoveFilter
 from bgnet.game import final_probabilities
 from bgnet.movegen import generate
 from bgnet.position import NUM_SLOTS
@@ -213,6 +213,11 @@ def _to_root(probs: np.ndarray, own: np.ndarray) -> np.ndarray:
 def best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each board and each of the 21 rolls: the mover's best 0-ply result and its value.
 
+    The best is the play :meth:`~bgnet.evaluator.Evaluator.choose` makes at
+    0-ply (so a luck-adjusted rollout plays the games an unadjusted one
+    does), valued as it was chosen: in races the evaluator's search values
+    the few best plays of each roll, not every play of the 21 rolls.
+
     Returns ``(probs, results, moved)``: ``probs`` (N, 21, 5) for the mover,
     ``results`` (N, 21, 26) the result played (seen by the opponent; the
     flipped board when the roll cannot be played), ``moved`` (N, 21) bool.
@@ -220,13 +225,12 @@ def best_of_rolls(ev: Evaluator, boards: np.ndarray) -> tuple[np.ndarray, np.nda
     n, k = len(boards), len(ALL_ROLLS)
     pairs = np.repeat(boards, k, axis=0)
     batch = generate(pairs, np.tile(ROLL_DICE, (n, 1)))
-    theirs = ev.probabilities(batch.positions)
-    rows = segment_argmin(equity(theirs), batch.offsets)
+    rows, theirs = ev.best(batch, 0)
     moved = rows >= 0
     results = flip_board(pairs)
     results[moved] = batch.positions[rows[moved]]
     values = np.empty((n * k, 5), dtype=np.float64)
-    values[moved] = theirs[rows[moved]]
+    values[moved] = theirs[moved]
     if (~moved).any():
         values[~moved] = ev.probabilities(results[~moved])
     return flip_probs(values).reshape(n, k, 5), results.reshape(n, k, NUM_SLOTS), moved.reshape(n, k)

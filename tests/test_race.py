@@ -9,7 +9,7 @@ from boards import pos
 from test_onesided import lone_checker
 
 from bgnet.bearoff import FULL_BASE, N_POSITIONS, position_of
-from bgnet.dice import ALL_ROLLS
+from bgnet.dice import ALL_ROLLS, ROLL_DICE
 from bgnet.encoding import RACE
 from bgnet.evaluator import NetEvaluator
 from bgnet.movegen import generate
@@ -17,6 +17,7 @@ from bgnet.network import OneSidedRaceNet
 from bgnet.players import PlayerError, make_player
 from bgnet.position import STARTING, random_race
 from bgnet.probabilities import equity
+from bgnet.probabilities import flip as flip_probs
 from bgnet.pubeval import is_race
 from bgnet.race import RaceLookahead, network_probabilities, one_roll
 
@@ -163,6 +164,33 @@ def test_choosing_searches_the_best_plays_of_each_roll_only(shipped, monkeypatch
     value = equity(probs)
     top = [a + int(np.argmax(value[a:b])) for a, b in zip(batch.offsets[:-1], batch.offsets[1:], strict=True)]
     assert (np.array(top) == best).all()
+
+
+def test_the_luck_of_a_roll_values_the_players_choice_and_searches_only_the_best_plays(shipped, monkeypatch):
+    """``best_of_rolls`` (the luck adjustment of rollouts, matches and analysis): each roll's play is the
+    player's own 0-ply choice, valued as searched, and the search sees a roll's few best plays, not all."""
+    import bgnet.evaluator as ev_module
+    from bgnet.rollout import best_of_rolls
+
+    on = shipped[True]
+    rng = np.random.default_rng(21)
+    boards = np.stack([random_race(rng) for _ in range(16)])
+    boards = boards[~on.bearoff.covers(boards)]
+    n, k = len(boards), len(ALL_ROLLS)
+    searched: list[int] = []
+    search = on._search
+    monkeypatch.setattr(on, "_search", lambda b: (searched.append(len(b)), search(b))[1])
+    probs, results, moved = best_of_rolls(on, boards)
+    monkeypatch.undo()
+    batch = generate(np.repeat(boards, k, axis=0), np.tile(ROLL_DICE, (n, 1)))
+    assert len(batch.positions) > 4 * ev_module.SEARCH_FILTER.keep * n * k  # searching all would be more
+    assert 0 < sum(searched) <= ev_module.SEARCH_FILTER.keep * n * k
+    rows = on.choose(batch)
+    np.testing.assert_array_equal(moved.reshape(-1), rows >= 0)
+    played = rows[rows >= 0]
+    np.testing.assert_array_equal(results.reshape(-1, 26)[rows >= 0], batch.positions[played])
+    mover = flip_probs(on.probabilities(batch.positions[played]))  # the chosen play's searched value
+    np.testing.assert_allclose(probs.reshape(-1, 5)[rows >= 0], mover, atol=1e-6)
 
 
 def test_without_a_database_the_keys_are_the_pip_count_in_rolls(untrained):
