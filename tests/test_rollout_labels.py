@@ -88,6 +88,34 @@ def test_labels_are_rollouts_of_crashed_self_play_positions_and_a_stopped_file_r
     np.testing.assert_array_equal(rl.load(stopped)[1], probs)
 
 
+def test_luck_adjusted_labels_are_the_luck_adjusted_rollouts_and_files_before_the_flag_resume(files, capsys):
+    tmp, nets, starts = files
+    out = tmp / "luck.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "6", "--luck")) == 0
+    boards, probs, se, done, settings = rl.load(out)
+    assert done == 5 and settings["luck"] is True
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    lucky, plain = (
+        rollout_boards(boards[2:4], RolloutSettings(games=6, luck=luck, seed=1_000_003 + 2), evaluator=ev)
+        for luck in (True, False)
+    )
+    np.testing.assert_allclose(probs[2:4], np.clip([r.probabilities for r in lucky], 0, 1))
+    np.testing.assert_allclose(se[2:4], [r.probabilities_se for r in lucky])
+    assert not np.allclose(probs[2:4], [r.probabilities for r in plain])
+    assert rl.main(command(nets, starts, out, "--trials", "6")) == 1  # without --luck: other settings
+    assert "luck: True != False" in capsys.readouterr().err
+    # a file written before the flag (no "luck" in its settings) resumes without it
+    old = tmp / "old.npz"
+    assert rl.main(command(nets, starts, old, "--trials", "6")) == 0
+    b, p, e, _, saved = rl.load(old)
+    del saved["luck"]
+    partial = p.copy()
+    partial[2:] = np.nan
+    rl.save(old, b, partial, e, 2, saved)
+    assert rl.main(command(nets, starts, old, "--trials", "6")) == 0
+    np.testing.assert_array_equal(rl.load(old)[1], p)
+
+
 def test_other_settings_and_bad_files_are_one_line_errors(files, capsys):
     tmp, nets, starts = files
     out = tmp / "labels.npz"
