@@ -66,7 +66,7 @@ def test_labels_are_rollouts_of_crashed_self_play_positions_and_a_stopped_file_r
     tmp, nets, starts = files
     out = tmp / "labels.npz"
     assert rl.main(command(nets, starts, out, "--trials", "6")) == 0
-    boards, probs, se, done, settings = rl.load(out)
+    boards, probs, se, done, settings, _ = rl.load(out)
     assert done == len(boards) == 5
     assert is_crashed(boards).all()
     assert len(np.unique(boards, axis=0)) == 5
@@ -92,7 +92,7 @@ def test_luck_adjusted_labels_are_the_luck_adjusted_rollouts_and_files_before_th
     tmp, nets, starts = files
     out = tmp / "luck.npz"
     assert rl.main(command(nets, starts, out, "--trials", "6", "--luck")) == 0
-    boards, probs, se, done, settings = rl.load(out)
+    boards, probs, se, done, settings, _ = rl.load(out)
     assert done == 5 and settings["luck"] is True
     ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
     lucky, plain = (
@@ -107,7 +107,7 @@ def test_luck_adjusted_labels_are_the_luck_adjusted_rollouts_and_files_before_th
     # a file written before the flag (no "luck" in its settings) resumes without it
     old = tmp / "old.npz"
     assert rl.main(command(nets, starts, old, "--trials", "6")) == 0
-    b, p, e, _, saved = rl.load(old)
+    b, p, e, _, saved, _ = rl.load(old)
     del saved["luck"]
     partial = p.copy()
     partial[2:] = np.nan
@@ -157,7 +157,7 @@ def test_a_damaged_labels_file_is_one_line(files, capsys, damage, message):
     tmp, nets, starts = files
     out = tmp / "labels.npz"
     assert rl.main(command(nets, starts, out, "--trials", "4")) == 0
-    boards, probs, se, done, settings = rl.load(out)
+    boards, probs, se, done, settings, _ = rl.load(out)
     probs, text = damage(probs.copy(), json.dumps(settings))
     with open(out, "wb") as f:
         np.savez(
@@ -234,7 +234,7 @@ def test_no_epoch_better_than_the_start_keeps_the_files_weights(files):
 def test_main_network_fit_keeps_the_crashed_one_and_a_tiny_set_still_holds_one_out(files):
     tmp, nets, starts = files
     labels = teacher_labels(tmp, nets, starts, None)
-    boards, probs, se, _, settings = rl.load(labels)
+    boards, probs, se, _, settings, _ = rl.load(labels)
     plain = networks_file(tmp / "plain.pt", crashed=False)  # crashed positions go to its main network
     rl.save(labels, boards[:3], probs[:3], se[:3], 3, settings)
     out = tmp / "fitted.pt"
@@ -286,7 +286,7 @@ def test_ctrl_c_keeps_the_chunks_written_and_says_how_to_go_on(files, monkeypatc
     assert rl.main(command(nets, starts, out, "--trials", "4")) == 130
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "interrupted: 2 of 5 labelled" in err
-    boards, probs, _, done, _ = rl.load(out)
+    boards, probs, _, done, _, _ = rl.load(out)
     assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
 
 
@@ -302,10 +302,10 @@ def test_race_labels_on_two_processes_are_those_of_one(files):
     one, two = tmp / "one.npz", tmp / "two.npz"
     assert rl.main(race_command(nets, one, "--trials", "4")) == 0
     assert rl.main(race_command(nets, two, "--trials", "4", "--jobs", "2")) == 0
-    boards, probs, se, done, settings = rl.load(one)
+    boards, probs, se, done, settings, _ = rl.load(one)
     assert done == len(boards) == 4 and settings["kind"] == "race"
     assert is_race(boards).all()  # pubeval's test: no contact left
-    boards2, probs2, se2, done2, settings2 = rl.load(two)
+    boards2, probs2, se2, done2, settings2, _ = rl.load(two)
     np.testing.assert_array_equal(boards2, boards)
     np.testing.assert_allclose(probs2, probs)
     np.testing.assert_allclose(se2, se)
@@ -344,7 +344,7 @@ def test_ctrl_c_with_two_processes_stops_them_and_keeps_the_chunks_written(files
     assert len(children) == 2, children
     assert not [p for p in children if p.is_alive()]  # stopped, not left to finish their work
     assert all(p.exitcode is not None and p.exitcode < 0 for p in children), [p.exitcode for p in children]
-    boards, probs, _, done, _ = rl.load(out)
+    boards, probs, _, done, _, _ = rl.load(out)
     assert done == 2 and np.isfinite(probs[:2]).all() and np.isnan(probs[2:]).all()
 
 
@@ -375,3 +375,126 @@ def test_an_ensemble_crashed_network_is_not_fitted_and_says_so(files, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "its crashed network is an ensemble, which is not trained" in err
     assert not out.exists()
+
+
+def test_decision_labels_are_the_best_plays_of_a_roll_rolled_out_on_their_decisions_dice(files, capsys):
+    from bgnet.movegen import generate
+    from bgnet.probabilities import equity
+
+    tmp, nets, starts = files
+    out = tmp / "decisions.npz"
+    args = command(nets, starts, out, "--trials", "4", "--plays", "3")
+    assert rl.main(args) == 0
+    boards, probs, se, done, settings, group = rl.load(out)
+    assert settings["plays"] == 3 and done == len(boards)
+    sizes = np.bincount(group)
+    assert len(sizes) >= 3 and ((sizes >= 2) & (sizes <= 3)).all()
+    # each decision's boards are the 0-ply best plays of one roll of a crashed self-play position
+    roots = rl.positions(str(nets), "crashed", 4, 5, 1, str(starts))
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    matched = 0
+    for root in roots:
+        for high in range(1, 7):
+            for low in range(1, high + 1):
+                batch = generate(root[None, :], np.array([[high, low]]))
+                after = batch.positions
+                for d in range(len(sizes)):
+                    mine = boards[group == d]
+                    rows = [
+                        int(np.flatnonzero((after == b).all(axis=1))[0])
+                        for b in mine
+                        if (after == b).all(axis=1).any()
+                    ]
+                    if len(rows) != len(mine):
+                        continue
+                    if len(after) > len(mine):
+                        eq = equity(ev.rank(batch, 0))
+                        assert eq[rows].min() >= np.delete(eq, rows).max() - 1e-9
+                    matched += 1
+    assert matched >= len(sizes)
+    # a chunk is whole decisions (--chunk 2: decisions 2 and 3), rolled out on the chunk's dice
+    lo, hi = int(np.argmax(group == 2)), int(np.flatnonzero(group == 3)[-1]) + 1
+    results = rollout_boards(
+        boards[lo:hi], RolloutSettings(games=4, luck=False, seed=1_000_003 + lo), evaluator=ev
+    )
+    np.testing.assert_allclose(probs[lo:hi], [r.probabilities for r in results])
+    # another --plays is another file's settings; --plays 1 is refused
+    capsys.readouterr()
+    assert rl.main(command(nets, starts, out, "--trials", "4", "--plays", "4")) == 1
+    assert "plays: 3 != 4" in capsys.readouterr().err
+    assert rl.main(command(nets, starts, tmp / "one.npz", "--plays", "1")) == 2
+    assert "--plays must be 0 or >= 2" in capsys.readouterr().err
+
+
+def test_decision_numbers_out_of_order_are_a_one_line_error(files, capsys):
+    tmp, nets, starts = files
+    out = tmp / "decisions.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "4", "--plays", "3")) == 0
+    boards, probs, se, done, settings, group = rl.load(out)
+    rl.save(out, boards, probs, se, done, settings, group[::-1].copy())
+    capsys.readouterr()
+    assert fit_labels.main([str(nets), str(out), str(tmp / "o.pt"), "--gap", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "decision numbers are not 0, 1, 2" in err
+
+
+def test_fitting_the_gaps_learns_which_play_is_best_on_held_out_decisions(files, capsys):
+    tmp, nets, starts = files
+    made = tmp / "decisions.npz"
+    roots = rl.positions(str(nets), "crashed", 40, 600, 1, str(starts))
+    boards, group = rl.decisions(str(nets), roots, 4, 1)
+    assert int(group[-1]) + 1 >= 100
+    torch.manual_seed(5)
+    teacher = ValueNet(EXTENDED.width, (8,))
+    with torch.no_grad():
+        probs = teacher(torch.from_numpy(EXTENDED.encode(boards))).numpy().astype(np.float64)
+    rl.save(made, boards, probs, np.zeros_like(probs), len(boards), {"kind": "crashed", "plays": 4}, group)
+    out = tmp / "fitted.pt"
+    args = [
+        str(nets),
+        str(made),
+        str(out),
+        "--epochs",
+        "30",
+        "--lr",
+        "3e-3",
+        "--holdout",
+        "0.25",
+        "--gap",
+        "4",
+    ]
+    assert fit_labels.main(args) == 0
+    printed = capsys.readouterr().out
+    found = [float(s.split("%")[0]) for s in printed.split("best play found in ")[1:]]
+    rms = [float(s.split(" mEq")[0]) for s in printed.split("gaps' rms error ")[1:]]
+    source = checkpoint.read(out)["crashed_source"]
+    assert source["best_epoch"] > 0 and source["gap"] == 4
+    kept = source["best_epoch"]
+    assert rms[kept] < 0.5 * rms[0] and found[kept] > found[0]
+    # a quarter of the decisions the crashed network values (after a play, some are not crashed)
+    from bgnet_training.train import trained_rows
+
+    valued = trained_rows(NetEvaluator.from_checkpoint(nets, bearoff=True), boards, "crashed")
+    assert source["held_out_decisions"] == round(0.25 * len(np.unique(group[valued])))
+    # values alone on a file of positions: --gap needs decisions
+    plain = teacher_labels(tmp, nets, starts, None)
+    assert fit_labels.main([str(nets), str(plain), str(tmp / "o.pt"), "--gap", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no decision with two plays" in err
+
+
+def test_a_copy_of_the_networks_file_elsewhere_goes_on_with_the_labels(files):
+    import shutil
+
+    tmp, nets, starts = files
+    out = tmp / "labels.npz"
+    assert rl.main(command(nets, starts, out, "--trials", "4")) == 0
+    boards, probs, se, done, settings, group = rl.load(out)
+    partial = probs.copy()
+    partial[2:] = np.nan
+    rl.save(out, boards, partial, se, 2, settings, group)
+    copy = shutil.copy(nets, tmp / "elsewhere.pt")
+    assert rl.main(command(Path(copy), starts, out, "--trials", "4")) == 0
+    after = rl.load(out)
+    np.testing.assert_array_equal(after.probs, probs)
+    assert after.settings["checkpoint"] == str(nets)  # where its networks first were

@@ -20,6 +20,15 @@ the errors (and, under ``from``, the network's source before).  The held-out
 errors pick the epoch kept, so the one printed for it is a little optimistic:
 judge the network on benchmark decisions.  A run's checkpoint is refused:
 ship it first.
+
+``--gap W`` adds the decisions' gaps to the loss, for a file of decisions
+(``rollout_labels --plays``): W times the mean squared error of each play's
+equity relative to its decision's mean (the network's against the label's),
+so what is learnt is the order of sibling plays, which a regression on
+values alone barely moves (docs/strength.md).  Decisions are then held out
+whole, minibatches are whole decisions, and the epoch kept is the one best
+on the held-out sum; the held-out gaps' rms error and how often the
+network's best play is the labels' best are printed beside it.
 """
 
 from __future__ import annotations
@@ -38,6 +47,14 @@ from bgnet.network import ValueNet
 
 from .races import writing_command
 from .rollout_labels import load
+
+MEQ = 1000.0  # equity printed in thousandths
+
+
+def equity(probs: torch.Tensor) -> torch.Tensor:
+    """Cubeless equity of (..., 5) probabilities, differentiable (:func:`bgnet.probabilities.equity`)."""
+    return 2 * probs[..., 0] - 1 + probs[..., 1] - probs[..., 3] + probs[..., 2] - probs[..., 4]
+
 
 NETS = ("main", "crashed")
 
@@ -70,51 +87,115 @@ def fit(args: argparse.Namespace) -> int:
             f"{args.checkpoint}: its {args.net} network is an ensemble, which is not trained "
             "(fit a member's file, then ship the ensemble again)"
         )
-    boards, probs, se, done, settings = load(args.labels)
-    boards, probs, se = boards[:done], probs[:done], se[:done]
+    boards, probs, se, done, settings, group = load(args.labels)
+    boards, probs, se, group = boards[:done], probs[:done], se[:done], group[:done]
     rows = trained_rows(evaluator, boards, args.net)
     if len(rows) < 2:
         raise FitError(f"{args.labels}: {len(rows)} labelled position(s) for the {args.net} network, need 2")
     boards, probs, se = boards[rows], probs[rows], se[rows]
+    # the decisions left, numbered 0, 1, 2 ... (a board whose siblings went to another network is alone)
+    group = np.unique(group[rows], return_inverse=True)[1]
     rng = np.random.default_rng(args.seed)
-    order = rng.permutation(len(boards))
-    held = min(len(boards) - 1, max(1, int(round(args.holdout * len(boards)))))
-    test, train = order[:held], order[held:]
+    decisions = int(group[-1]) + 1
+    if args.gap and decisions == len(boards):
+        raise FitError(
+            f"{args.labels}: no decision with two plays for the {args.net} network: --gap needs them"
+        )
+    order = rng.permutation(decisions)
+    held = min(decisions - 1, max(1, int(round(args.holdout * decisions))))
+    starts = np.searchsorted(group, np.arange(decisions + 1))
+    members = [np.arange(starts[g], starts[g + 1]) for g in range(decisions)]
+    test, train = (np.concatenate([members[g] for g in part]) for part in (order[:held], order[held:]))
     x = torch.from_numpy(encoder.encode(boards).astype(np.float32))
     y = torch.from_numpy(probs.astype(np.float32))
+    g = torch.from_numpy(group)
     noise = float(np.mean(se[test] ** 2))
+
+    def gap_errors(pred: torch.Tensor, rows: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """Per row, the network's equity error less its decision's mean error (the error of its gaps)."""
+        err = equity(pred) - equity(y[rows])
+        local = torch.unique(g[rows], return_inverse=True)[1]
+        sums = torch.zeros(int(local.max()) + 1).index_add_(0, local, err)
+        counts = torch.zeros_like(sums).index_add_(0, local, torch.ones_like(err))
+        return err - (sums / counts)[local]
+
+    def loss(pred: torch.Tensor, rows: np.ndarray | torch.Tensor) -> torch.Tensor:
+        value = ((pred - y[rows]) ** 2).sum() / len(pred)  # as a training run's pass (train.fit)
+        if args.gap:
+            value = value + args.gap * (gap_errors(pred, rows) ** 2).sum() / len(pred)
+        return value
 
     def mse(rows: np.ndarray) -> float:
         model.eval()
         with torch.no_grad():
-            return float(((model(x[rows]) - y[rows]) ** 2).mean())
+            pred = model(x[rows])
+            if args.gap:
+                return float(loss(pred, rows))
+            return float(((pred - y[rows]) ** 2).mean())
+
+    def decision_figures(rows: np.ndarray) -> str:
+        """The held-out gaps' rms error (mEq) and the share of decisions whose best play the network finds."""
+        if not args.gap:
+            return ""
+        with torch.no_grad():
+            pred = model(x[rows])
+            rms = float((gap_errors(pred, rows) ** 2).mean().sqrt()) * MEQ
+            ours, theirs = equity(pred).numpy(), equity(y[rows]).numpy()
+        found = []
+        for d in np.unique(group[rows]):
+            at = group[rows] == d
+            if at.sum() > 1:  # the boards are the opponent's: the mover's best leaves them the least
+                found.append(np.argmin(ours[at]) == np.argmin(theirs[at]))
+        return f" (gaps' rms error {rms:.1f} mEq, best play found in {np.mean(found):.1%})"
+
+    def train_pass_gap() -> None:
+        """One pass over the training decisions in minibatches of whole decisions."""
+        model.train()
+        per = max(1, round(args.minibatch * decisions / len(boards)))  # decisions a step
+        picked = rng.permutation(order[held:])
+        for lo in range(0, len(picked), per):
+            idx = torch.from_numpy(np.concatenate([members[d] for d in picked[lo : lo + per]]))
+            value = loss(model(x[idx]), idx)
+            optimizers[args.net].zero_grad(set_to_none=True)
+            value.backward()
+            optimizers[args.net].step()
+        model.eval()
 
     model.requires_grad_(True)
     optimizers = {args.net: torch.optim.Adam(model.parameters(), lr=args.lr)}
     best = mse(test)
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
+    what = f"loss (MSE + {args.gap} x gaps' MSE)" if args.gap else "MSE"
     print(
-        f"{len(train)} positions to fit, {held} held out; held-out MSE {best:.6f} "
-        f"(the labels' own noise, at most: {noise:.6f})"
+        f"{len(train)} positions to fit, {len(test)} held out ({held} decisions); held-out {what} {best:.6f}"
+        f"{decision_figures(test)} (the labels' own noise, at most: {noise:.6f})"
     )
     history: list[dict[str, Any]] = [{"epoch": 0, "held_out": best}]
     for epoch in range(1, args.epochs + 1):
         # one pass in minibatches, as a training run regresses its networks (only this one has an optimizer)
-        train_pass(evaluator, optimizers, boards[train], probs[train], args.minibatch, rng)
+        if args.gap:
+            train_pass_gap()
+        else:
+            train_pass(evaluator, optimizers, boards[train], probs[train], args.minibatch, rng)
         err, seen = mse(test), mse(train)
         history.append({"epoch": epoch, "train": seen, "held_out": err})
         mark = ""
         if err < best:
             best, best_epoch, mark = err, epoch, " (best)"
             best_weights = {k: v.clone() for k, v in model.state_dict().items()}
-        print(f"epoch {epoch}: train MSE {seen:.6f}, held-out {err:.6f}{mark}", flush=True)
+        print(
+            f"epoch {epoch}: train {what} {seen:.6f}, held-out {err:.6f}{decision_figures(test)}{mark}",
+            flush=True,
+        )
     weights = {k: v.detach().cpu() for k, v in best_weights.items()}
     source = {
         "labels": str(args.labels),
         "label_settings": settings,
         "positions": len(train),
-        "held_out": held,
+        "held_out": len(test),
+        "held_out_decisions": held,
+        "gap": args.gap,
         "epochs": args.epochs,
         "lr": args.lr,
         "minibatch": args.minibatch,
@@ -151,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--minibatch", type=int, default=128, help="positions a step (default 128)")
     ap.add_argument("--holdout", type=float, default=0.1, help="share held out (default 0.1)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the split and the order (default 1)")
+    ap.add_argument(
+        "--gap",
+        type=float,
+        default=0.0,
+        help="weight of the decisions' gaps in the loss (a file of decisions, rollout_labels --plays; "
+        "default 0: values alone)",
+    )
     args = ap.parse_args(argv)
     problems = [
         (args.epochs < 1, "--epochs must be >= 1"),
@@ -158,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
         (args.minibatch < 1, "--minibatch must be >= 1"),
         (not 0 < args.holdout < 1, "--holdout must be in (0, 1)"),
         (args.seed < 0, "--seed must be >= 0"),
+        (not args.gap >= 0, "--gap must be >= 0"),
     ]
     for bad, why in problems:
         if bad:

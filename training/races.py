@@ -82,14 +82,16 @@ def harvest(
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
 
 
-def check_boards(boards: np.ndarray, source: str, kind: str = "race") -> np.ndarray:
-    """``boards`` as ``(N, 26)`` int8 boards of ``kind`` (:data:`KINDS`), or :class:`StartsError` naming
-    what is wrong."""
+def check_boards(boards: np.ndarray, source: str, kind: str | None = "race") -> np.ndarray:
+    """``boards`` as ``(N, 26)`` int8 boards of ``kind`` (:data:`KINDS`; None: any board in play), or
+    :class:`StartsError` naming what is wrong."""
     if boards.ndim != 2 or boards.shape[1] != NUM_SLOTS or len(boards) == 0:
         raise StartsError(f"{source}: boards must be a non-empty (N, {NUM_SLOTS}) array, got {boards.shape}")
-    _, accepts, what = KINDS[kind]
     bad = ~in_play(boards)
-    bad |= ~accepts(np.clip(boards, -CHECKERS, CHECKERS).astype(np.int8))
+    what = "a board in play"
+    if kind is not None:
+        _, accepts, what = KINDS[kind]
+        bad |= ~accepts(np.clip(boards, -CHECKERS, CHECKERS).astype(np.int8))
     if bad.any():
         raise StartsError(
             f"{source}: board {int(np.argmax(bad))} is not {what} with 1 to {CHECKERS} checkers a side "

@@ -21,6 +21,16 @@ play, where a 1-ply label inherits the network's errors one roll later (on
 crashed positions, docs/strength.md measures how far each is from gnubg-nn's
 2-ply values).  Self-taught: bgnet's positions, bgnet's play.
 
+With ``--plays K`` it labels decisions instead: for each position a roll
+(drawn with ``--seed``) and its K best plays by the networks at 0-ply (at
+least 2, then those within 0.16 of the best), each labelled by rolling out the
+position after it (the opponent on roll).  A decision's plays are rolled out
+on the same dice, so the gaps between them, which are what a choice needs,
+are far more precise than each value (with ``--luck``, 9 mEq rms at 144
+trials on crashed decisions: docs/strength.md).  ``--positions`` then counts
+the positions drawn, ``--chunk`` decisions; ``group`` in the file numbers
+each board's decision, and ``fit_labels --gap`` fits the gaps.
+
 The labelling takes hours, so it is written in chunks of ``--chunk``
 positions and resumes: run the same command again and it goes on from the
 last chunk written (the file records its settings and the networks file's
@@ -29,7 +39,8 @@ chunk's games share their dice streams (common random numbers across the
 chunk's positions, a seed of their own per chunk).  The
 file is a compressed ``.npz``, written atomically: ``boards`` ``(N, 26)``
 int8, ``probs`` and ``se`` ``(N, 5)`` (NaN where not labelled yet), ``done``
-(how many are labelled, in order), ``settings`` (JSON).
+(how many are labelled, in order), ``settings`` (JSON), ``group`` ``(N,)``
+(each board's decision; files without it: each board its own).
 ``python -m bgnet_training.fit_labels`` fits a network to them.
 """
 
@@ -43,7 +54,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,6 +71,18 @@ FORMAT = "bgnet rollout labels 1"
 
 class LabelsError(BgnetError):
     """A rollout labels file that cannot be read or continued."""
+
+
+class Labels(NamedTuple):
+    """A labels file's contents (:func:`load`): ``group[i]`` is the decision of board ``i`` (with
+    ``--plays``: its candidate plays share one; otherwise each board is its own)."""
+
+    boards: np.ndarray
+    probs: np.ndarray
+    se: np.ndarray
+    done: int
+    settings: dict[str, Any]
+    group: np.ndarray
 
 
 def positions(
@@ -82,9 +105,47 @@ def positions(
     return boards[:count]
 
 
+def decisions(checkpoint: str, roots: np.ndarray, plays: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(boards, group)``: for each of ``roots`` (seen by the side on roll) one roll drawn with ``seed``
+    and its ``plays`` best plays by ``checkpoint``'s networks at 0-ply (at least 2, those within 0.16
+    of the best: gnubg's move filter), as the boards after them (seen by the opponent, on roll); ``group``
+    numbers the decisions.  A roll with fewer than two plays, or with a play that ends the game or
+    reaches the bearoff database (values that are exact, nothing to learn), is no decision: skipped."""
+    from bgnet.evaluator import MoveFilter, NetEvaluator
+    from bgnet.movegen import generate
+    from bgnet.rollout import candidate_rows
+
+    evaluator = NetEvaluator.from_checkpoint(checkpoint, bearoff=True)
+    rng = np.random.default_rng([seed, 2])
+    dice = np.sort(rng.integers(1, 7, size=(len(roots), 2)), axis=1)[:, ::-1]
+    batch = generate(roots, dice)
+    probs = evaluator.rank(batch, 0)
+    after = batch.positions
+    exact = evaluator.finished(after)[0]
+    if evaluator.bearoff is not None:
+        exact |= np.asarray(evaluator.bearoff.covers(after), dtype=bool)
+    chosen: list[np.ndarray] = []
+    for lo, hi in zip(batch.offsets[:-1], batch.offsets[1:], strict=True):
+        if hi - lo < 2 or exact[lo:hi].any():
+            continue
+        rows = lo + candidate_rows(probs[lo:hi], MoveFilter(keep=plays, window=0.16, accept=2))
+        chosen.append(rows)
+    if not chosen:
+        return np.zeros((0, after.shape[1]), dtype=np.int8), np.zeros(0, dtype=np.int64)
+    group = np.repeat(np.arange(len(chosen)), [len(r) for r in chosen])
+    return np.ascontiguousarray(after[np.concatenate(chosen)], dtype=np.int8), group
+
+
 def save(
-    path: Path, boards: np.ndarray, probs: np.ndarray, se: np.ndarray, done: int, settings: dict
+    path: Path,
+    boards: np.ndarray,
+    probs: np.ndarray,
+    se: np.ndarray,
+    done: int,
+    settings: dict,
+    group: np.ndarray | None = None,
 ) -> None:
+    group = np.arange(len(boards)) if group is None else group
     write_atomic(
         path,
         lambda f: np.savez_compressed(
@@ -95,13 +156,13 @@ def save(
             se=se,
             done=np.array(done),
             settings=np.array(json.dumps(settings, sort_keys=True)),
+            group=np.asarray(group, dtype=np.int64),
         ),
     )
 
 
-def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dict[str, Any]]:
-    """``(boards, probs, se, done, settings)`` of a labels file, or :class:`LabelsError` naming what is
-    wrong."""
+def load(path: str | Path) -> Labels:
+    """The :class:`Labels` of a file, or :class:`LabelsError` naming what is wrong."""
     p = Path(path)
     try:
         with np.load(p, allow_pickle=False) as f:
@@ -109,6 +170,8 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dic
                 raise LabelsError(f"{p} is not a rollout labels file ({FORMAT!r} expected)")
             boards, probs, se, done = f["boards"], f["probs"], f["se"], f["done"]
             text = str(f["settings"])
+            # files made before --plays have no groups: each board its own decision
+            group = f["group"] if "group" in f.files else np.arange(len(boards))
     except FileNotFoundError:
         raise LabelsError(f"rollout labels file {p} not found") from None
     except KeyError as e:
@@ -132,11 +195,22 @@ def load(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, dic
     labelled = np.concatenate([probs[:done], se[:done]])
     if not (np.isfinite(labelled).all() and (labelled >= -1e-9).all() and (labelled <= 1 + 1e-9).all()):
         raise LabelsError(f"{p}: a label of its first {done} positions is not a probability")
+    steps = np.diff(group) if group.ndim == 1 and len(group) == n else None
+    if (
+        steps is None
+        or not np.issubdtype(group.dtype, np.integer)
+        or (n and group[0] != 0)
+        or not np.isin(steps, (0, 1)).all()
+        or (0 < done < n and group[done] == group[done - 1])
+    ):
+        raise LabelsError(f"{p}: its decision numbers are not 0, 1, 2 ... in order, one a board")
     try:
-        boards = races.check_boards(boards, str(p), settings["kind"])
+        # the boards after a decision's plays are of no kind in particular
+        kind = None if settings.get("plays") else settings["kind"]
+        boards = races.check_boards(boards, str(p), kind)
     except races.StartsError as e:
         raise LabelsError(str(e)) from None
-    return boards, probs, se, done, settings
+    return Labels(boards, probs, se, done, settings, np.asarray(group, dtype=np.int64))
 
 
 def file_digest(path: str | Path) -> str:
@@ -165,45 +239,60 @@ def label(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "chunk": args.chunk,
         "luck": args.luck,
+        "plays": args.plays,
     }
     if out.exists():
-        boards, probs, se, done, saved = load(out)
+        boards, probs, se, done, saved, group = load(out)
         saved.setdefault("luck", False)  # files made before --luck were made without it
-        if saved != settings:
-            diff = [
-                "the networks file's contents (SHA-256)"
-                if k == "checkpoint_sha256"
-                else f"{k}: {saved.get(k)!r} != {v!r}"
-                for k, v in settings.items()
-                if saved.get(k) != v
-            ]
+        saved.setdefault("plays", 0)  # and before --plays, of positions
+        # the networks are known by their contents: a copy of the same file elsewhere goes on
+        diff = [
+            "the networks file's contents (SHA-256)"
+            if k == "checkpoint_sha256"
+            else f"{k}: {saved.get(k)!r} != {v!r}"
+            for k, v in settings.items()
+            if saved.get(k) != v and k != "checkpoint"
+        ]
+        if diff:
             raise LabelsError(
                 f"{out} was made with other settings ({'; '.join(diff)}): use them or another file"
             )
+        settings["checkpoint"] = saved["checkpoint"]  # the file records where its networks first were
         print(f"resuming {out}: {done} of {len(boards)} positions labelled", flush=True)
     else:
         boards = positions(args.checkpoint, args.kind, args.games, args.positions, args.seed, args.starts)
         if len(boards) == 0:
             raise LabelsError(f"no {args.kind} position in {args.games} game(s): nothing written")
+        made = f"{len(boards)} {args.kind} positions of {args.games} games"
+        group = np.arange(len(boards))
+        if args.plays:
+            roots = len(boards)
+            boards, group = decisions(args.checkpoint, boards, args.plays, args.seed)
+            if len(boards) == 0:
+                raise LabelsError(f"no decision among {roots} {args.kind} positions: nothing written")
+            made = f"{made}: {int(group[-1]) + 1} decisions, {len(boards)} plays"
         probs = np.full((len(boards), 5), np.nan)
         se = np.full((len(boards), 5), np.nan)
         done = 0
-        save(out, boards, probs, se, done, settings)
-        print(f"{len(boards)} {args.kind} positions of {args.games} games -> {out}", flush=True)
+        save(out, boards, probs, se, done, settings, group)
+        print(f"{made} -> {out}", flush=True)
+    # each chunk ends where a decision does: a decision's plays are rolled out on the same dice
+    ends = np.flatnonzero(np.diff(group, append=group[-1] + 1)) + 1
     make = functools.partial(NetEvaluator.from_checkpoint, args.checkpoint, bearoff=True)
     evaluator = make() if args.jobs == 1 else None
     started = time.perf_counter()
     first = done
     try:
         while done < len(boards):
-            hi = min(done + args.chunk, len(boards))
+            first_end = int(np.searchsorted(ends, done, side="right"))
+            hi = int(ends[min(first_end + args.chunk - 1, len(ends) - 1)])
             # a seed of its own for each chunk: chunks' games do not share their dice
             rollout = RolloutSettings(games=args.trials, luck=args.luck, seed=args.seed * 1_000_003 + done)
             chunk = boards[done:hi]
             results = rollout_boards(chunk, rollout, evaluator=evaluator, make_evaluator=make, jobs=args.jobs)
             probs[done:hi] = np.clip([r.probabilities for r in results], 0.0, 1.0)
             se[done:hi] = [r.probabilities_se for r in results]
-            save(out, boards, probs, se, hi, settings)
+            save(out, boards, probs, se, hi, settings, group)
             done = hi
             rate = (done - first) / (time.perf_counter() - started)
             print(f"{done} of {len(boards)} labelled ({rate:.2f} positions/s)", flush=True)
@@ -233,7 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         "--positions", type=int, default=20_000, help="positions to label at most (default 20000)"
     )
     ap.add_argument("--trials", type=int, default=144, help="rollout games a position (default 144)")
-    ap.add_argument("--chunk", type=int, default=64, help="positions rolled out together (default 64)")
+    ap.add_argument(
+        "--chunk",
+        type=int,
+        default=64,
+        help="positions (decisions, with --plays) rolled out together on common dice (default 64)",
+    )
     ap.add_argument(
         "--seed", type=int, default=1, help="seed of the games, the order and the dice (default 1)"
     )
@@ -241,7 +335,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--luck", action="store_true", help="luck-adjust the rollouts (variance reduction; default off)"
     )
+    ap.add_argument(
+        "--plays",
+        type=int,
+        default=0,
+        help="label decisions instead: a roll for each position and its best plays by 0-ply, at most "
+        "this many (2 or more; default 0: the positions themselves)",
+    )
     args = ap.parse_args(argv)
+    if args.plays == 1 or args.plays < 0:
+        print("error: --plays must be 0 or >= 2", file=sys.stderr)
+        return 2
     for name in ("games", "positions", "chunk", "jobs"):
         if getattr(args, name) < 1:
             print(f"error: --{name} must be >= 1", file=sys.stderr)
