@@ -498,3 +498,17 @@ def test_a_copy_of_the_networks_file_elsewhere_goes_on_with_the_labels(files):
     after = rl.load(out)
     np.testing.assert_array_equal(after.probs, probs)
     assert after.settings["checkpoint"] == str(nets)  # where its networks first were
+
+
+def test_search_labels_are_the_networks_own_values_of_the_same_decisions(files):
+    tmp, nets, starts = files
+    rolled, searched = tmp / "rolled.npz", tmp / "searched.npz"
+    assert rl.main(command(nets, starts, rolled, "--trials", "4", "--plays", "3")) == 0
+    assert rl.main(command(nets, starts, searched, "--trials", "4", "--plays", "3", "--search", "1")) == 0
+    a, b = rl.load(rolled), rl.load(searched)
+    np.testing.assert_array_equal(a.boards, b.boards)
+    np.testing.assert_array_equal(a.group, b.group)
+    assert b.settings["search"] == 1 and (b.se == 0).all()
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    np.testing.assert_allclose(b.probs, np.clip(ev.probabilities(b.boards, ply=1), 0, 1), atol=1e-6)
+    assert not np.allclose(b.probs, ev.probabilities(b.boards, ply=0), atol=1e-3)

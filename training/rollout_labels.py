@@ -30,6 +30,10 @@ are far more precise than each value (with ``--luck``, 9 mEq rms at 144
 trials on crashed decisions: docs/strength.md).  ``--positions`` then counts
 the positions drawn, ``--chunk`` decisions; ``group`` in the file numbers
 each board's decision, and ``fit_labels --gap`` fits the gaps.
+``--search N`` labels by the networks' own N-ply values instead (1 or 2:
+deterministic, far cheaper, and they inherit the network's errors N rolls
+later), to set beside the rollouts of the same decisions (the same
+settings draw the same decisions).
 
 The labelling takes hours, so it is written in chunks of ``--chunk``
 positions and resumes: run the same command again and it goes on from the
@@ -240,11 +244,13 @@ def label(args: argparse.Namespace) -> int:
         "chunk": args.chunk,
         "luck": args.luck,
         "plays": args.plays,
+        "search": args.search,
     }
     if out.exists():
         boards, probs, se, done, saved, group = load(out)
         saved.setdefault("luck", False)  # files made before --luck were made without it
         saved.setdefault("plays", 0)  # and before --plays, of positions
+        saved.setdefault("search", 0)  # and before --search, by rollouts
         # the networks are known by their contents: a copy of the same file elsewhere goes on
         diff = [
             "the networks file's contents (SHA-256)"
@@ -279,7 +285,7 @@ def label(args: argparse.Namespace) -> int:
     # each chunk ends where a decision does: a decision's plays are rolled out on the same dice
     ends = np.flatnonzero(np.diff(group, append=group[-1] + 1)) + 1
     make = functools.partial(NetEvaluator.from_checkpoint, args.checkpoint, bearoff=True)
-    evaluator = make() if args.jobs == 1 else None
+    evaluator = make() if args.jobs == 1 or args.search else None
     started = time.perf_counter()
     first = done
     try:
@@ -289,9 +295,16 @@ def label(args: argparse.Namespace) -> int:
             # a seed of its own for each chunk: chunks' games do not share their dice
             rollout = RolloutSettings(games=args.trials, luck=args.luck, seed=args.seed * 1_000_003 + done)
             chunk = boards[done:hi]
-            results = rollout_boards(chunk, rollout, evaluator=evaluator, make_evaluator=make, jobs=args.jobs)
-            probs[done:hi] = np.clip([r.probabilities for r in results], 0.0, 1.0)
-            se[done:hi] = [r.probabilities_se for r in results]
+            if args.search:
+                assert evaluator is not None
+                probs[done:hi] = np.clip(evaluator.probabilities(chunk, ply=args.search), 0.0, 1.0)
+                se[done:hi] = 0.0
+            else:
+                results = rollout_boards(
+                    chunk, rollout, evaluator=evaluator, make_evaluator=make, jobs=args.jobs
+                )
+                probs[done:hi] = np.clip([r.probabilities for r in results], 0.0, 1.0)
+                se[done:hi] = [r.probabilities_se for r in results]
             save(out, boards, probs, se, hi, settings, group)
             done = hi
             rate = (done - first) / (time.perf_counter() - started)
@@ -341,6 +354,14 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="label decisions instead: a roll for each position and its best plays by 0-ply, at most "
         "this many (2 or more; default 0: the positions themselves)",
+    )
+    ap.add_argument(
+        "--search",
+        type=int,
+        default=0,
+        choices=(0, 1, 2),
+        help="label by the networks' own 1- or 2-ply values instead of rollouts (one process, standard "
+        "errors 0; default 0: rollouts)",
     )
     args = ap.parse_args(argv)
     if args.plays == 1 or args.plays < 0:
