@@ -215,7 +215,7 @@ def fit(args: argparse.Namespace) -> int:
         entry = {k: v for k, v in out[args.net].items() if k != "averaged"}
         out = out | {args.net: entry | {"model": weights}, key: source}
     checkpoint.save(args.out, out)
-    print(f"epoch {best_epoch} kept (held-out MSE {best:.6f}) -> {args.out}")
+    print(f"epoch {best_epoch} kept (held-out {what} {best:.6f}) -> {args.out}")
     return 0
 
 
