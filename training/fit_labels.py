@@ -166,7 +166,8 @@ def fit(args: argparse.Namespace) -> int:
     best = mse(test)
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
-    what = f"loss (MSE + {args.gap} x gaps' MSE)" if args.gap else "MSE"
+    # with --gap: squared errors summed over the 5 outputs, plus W x the gap's, a position (the loss itself)
+    what = f"loss (squared error + {args.gap} x the gap's, a position)" if args.gap else "MSE"
     print(
         f"{len(train)} positions to fit, {len(test)} held out ({held} decisions); held-out {what} {best:.6f}"
         f"{decision_figures(test)} (the labels' own noise, at most: {noise:.6f})"
