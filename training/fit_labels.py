@@ -44,16 +44,12 @@ import torch
 from bgnet import checkpoint
 from bgnet.errors import BgnetError
 from bgnet.network import ValueNet
+from bgnet.probabilities import equity
 
 from .races import writing_command
 from .rollout_labels import load
 
 MEQ = 1000.0  # equity printed in thousandths
-
-
-def equity(probs: torch.Tensor) -> torch.Tensor:
-    """Cubeless equity of (..., 5) probabilities, differentiable (:func:`bgnet.probabilities.equity`)."""
-    return 2 * probs[..., 0] - 1 + probs[..., 1] - probs[..., 3] + probs[..., 2] - probs[..., 4]
 
 
 NETS = ("main", "crashed")
@@ -125,28 +121,31 @@ def fit(args: argparse.Namespace) -> int:
             value = value + args.gap * (gap_errors(pred, rows) ** 2).sum() / len(pred)
         return value
 
-    def mse(rows: np.ndarray) -> float:
+    def error(pred: torch.Tensor, rows: np.ndarray) -> float:
+        """What the epoch kept is chosen by: the loss with ``--gap``, else the MSE."""
+        return float(loss(pred, rows)) if args.gap else float(((pred - y[rows]) ** 2).mean())
+
+    def predict(rows: np.ndarray) -> torch.Tensor:
         model.eval()
         with torch.no_grad():
-            pred = model(x[rows])
-            if args.gap:
-                return float(loss(pred, rows))
-            return float(((pred - y[rows]) ** 2).mean())
+            return model(x[rows])
 
-    def decision_figures(rows: np.ndarray) -> str:
-        """The held-out gaps' rms error (mEq) and the share of decisions whose best play the network finds."""
+    # the held-out rows are their decisions' boards, one decision after another
+    cuts = np.cumsum([len(members[d]) for d in order[:held]])[:-1]
+
+    def held_out() -> tuple[float, str]:
+        """The held-out error, and with ``--gap`` its gaps' rms error (mEq) and the share of decisions
+        whose best play the network finds."""
+        pred = predict(test)
         if not args.gap:
-            return ""
-        with torch.no_grad():
-            pred = model(x[rows])
-            rms = float((gap_errors(pred, rows) ** 2).mean().sqrt()) * MEQ
-            ours, theirs = equity(pred).numpy(), equity(y[rows]).numpy()
-        found = []
-        for d in np.unique(group[rows]):
-            at = group[rows] == d
-            if at.sum() > 1:  # the boards are the opponent's: the mover's best leaves them the least
-                found.append(np.argmin(ours[at]) == np.argmin(theirs[at]))
-        return f" (gaps' rms error {rms:.1f} mEq, best play found in {np.mean(found):.1%})"
+            return error(pred, test), ""
+        rms = float((gap_errors(pred, test) ** 2).mean().sqrt()) * MEQ
+        pairs = zip(
+            np.split(equity(pred).numpy(), cuts), np.split(equity(y[test]).numpy(), cuts), strict=True
+        )
+        # the boards are the opponent's: the mover's best play leaves them the least
+        found = [np.argmin(ours) == np.argmin(theirs) for ours, theirs in pairs if len(ours) > 1]
+        return error(pred, test), f" (gaps' rms error {rms:.1f} mEq, best play found in {np.mean(found):.1%})"
 
     def train_pass_gap() -> None:
         """One pass over the training decisions in minibatches of whole decisions."""
@@ -163,14 +162,14 @@ def fit(args: argparse.Namespace) -> int:
 
     model.requires_grad_(True)
     optimizers = {args.net: torch.optim.Adam(model.parameters(), lr=args.lr)}
-    best = mse(test)
+    best, figures = held_out()
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
     # with --gap: squared errors summed over the 5 outputs, plus W x the gap's, a position (the loss itself)
     what = f"loss (squared error + {args.gap} x the gap's, a position)" if args.gap else "MSE"
     print(
         f"{len(train)} positions to fit, {len(test)} held out ({held} decisions); held-out {what} {best:.6f}"
-        f"{decision_figures(test)} (the labels' own noise, at most: {noise:.6f})"
+        f"{figures} (the labels' own noise, at most: {noise:.6f})"
     )
     history: list[dict[str, Any]] = [{"epoch": 0, "held_out": best}]
     for epoch in range(1, args.epochs + 1):
@@ -179,14 +178,14 @@ def fit(args: argparse.Namespace) -> int:
             train_pass_gap()
         else:
             train_pass(evaluator, optimizers, boards[train], probs[train], args.minibatch, rng)
-        err, seen = mse(test), mse(train)
+        (err, figures), seen = held_out(), error(predict(train), train)
         history.append({"epoch": epoch, "train": seen, "held_out": err})
         mark = ""
         if err < best:
             best, best_epoch, mark = err, epoch, " (best)"
             best_weights = {k: v.clone() for k, v in model.state_dict().items()}
         print(
-            f"epoch {epoch}: train {what} {seen:.6f}, held-out {err:.6f}{decision_figures(test)}{mark}",
+            f"epoch {epoch}: train {what} {seen:.6f}, held-out {err:.6f}{figures}{mark}",
             flush=True,
         )
     weights = {k: v.detach().cpu() for k, v in best_weights.items()}

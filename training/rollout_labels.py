@@ -119,15 +119,15 @@ def decisions(checkpoint: str, roots: np.ndarray, plays: int, seed: int) -> tupl
     from bgnet.movegen import generate
     from bgnet.rollout import candidate_rows
 
+    from .train import training_phases
+
     evaluator = NetEvaluator.from_checkpoint(checkpoint, bearoff=True)
     rng = np.random.default_rng([seed, 2])
     dice = np.sort(rng.integers(1, 7, size=(len(roots), 2)), axis=1)[:, ::-1]
     batch = generate(roots, dice)
     probs = evaluator.rank(batch, 0)
     after = batch.positions
-    exact = evaluator.finished(after)[0]
-    if evaluator.bearoff is not None:
-        exact |= np.asarray(evaluator.bearoff.covers(after), dtype=bool)
+    exact = training_phases(evaluator, after) < 0  # game over or in the bearoff database
     chosen: list[np.ndarray] = []
     for lo, hi in zip(batch.offsets[:-1], batch.offsets[1:], strict=True):
         if hi - lo < 2 or exact[lo:hi].any():
