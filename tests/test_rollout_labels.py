@@ -512,3 +512,76 @@ def test_search_labels_are_the_networks_own_values_of_the_same_decisions(files):
     ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
     np.testing.assert_allclose(b.probs, np.clip(ev.probabilities(b.boards, ply=1), 0, 1), atol=1e-6)
     assert not np.allclose(b.probs, ev.probabilities(b.boards, ply=0), atol=1e-3)
+
+
+def test_contact_positions_are_those_the_main_network_values_and_other_kinds_are_refused(files, capsys):
+    from bgnet_training.train import training_phases
+
+    tmp, nets, _ = files
+    boards = rl.positions(str(nets), "contact", 6, 400, 1, None)  # from the opening
+    assert len(boards) >= 100 and len(np.unique(boards, axis=0)) == len(boards)
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    names = list(ev.networks())
+    assert (training_phases(ev, boards) == names.index("main")).all()
+    assert not is_race(boards).any() and not is_crashed(boards).any()
+    # a starts file of contact positions takes them and refuses a crashed or a race board in one line
+    races.save(tmp / "contact.npz", boards, "tests", 6, kind="contact")
+    np.testing.assert_array_equal(races.load(tmp / "contact.npz"), boards)
+    for bad in (crashed_boards()[:1], race_boards()[:1]):
+        with pytest.raises(races.StartsError, match="not a contact position that is not crashed"):
+            races.check_boards(bad, "x", "contact")
+
+
+def race_boards() -> np.ndarray:
+    from bgnet.position import random_race
+
+    rng = np.random.default_rng(3)
+    return np.array([random_race(rng) for _ in range(4)])
+
+
+def gap_file(tmp: Path, nets: Path, starts: Path) -> Path:
+    """A decisions file labelled by a random teacher network (something to learn, no noise)."""
+    roots = rl.positions(str(nets), "crashed", 40, 600, 1, str(starts))
+    boards, group = rl.decisions(str(nets), roots, 4, 1)
+    torch.manual_seed(5)
+    teacher = ValueNet(EXTENDED.width, (8,))
+    with torch.no_grad():
+        probs = teacher(torch.from_numpy(EXTENDED.encode(boards))).numpy().astype(np.float64)
+    made = tmp / "decisions.npz"
+    rl.save(made, boards, probs, np.zeros_like(probs), len(boards), {"kind": "crashed", "plays": 4}, group)
+    return made
+
+
+def test_only_the_last_layers_train_with_layers(files):
+    tmp, nets, starts = files
+    made = gap_file(tmp, nets, starts)
+    out = tmp / "fitted.pt"
+    args = [str(nets), str(made), str(out), "--epochs", "5", "--lr", "3e-3", "--gap", "4", "--layers", "1"]
+    assert fit_labels.main(args) == 0
+    before, after = checkpoint.read(nets)["crashed"]["model"], checkpoint.read(out)["crashed"]["model"]
+    assert checkpoint.read(out)["crashed_source"]["best_epoch"] > 0
+    # layers.0 is the hidden layer (frozen), layers.2 the output layer (trained)
+    for k in ("layers.0.weight", "layers.0.bias"):
+        assert torch.equal(before[k], after[k])
+    assert not torch.equal(before["layers.2.weight"], after["layers.2.weight"])
+    assert fit_labels.main([*args[:3], "--layers", "-1"]) == 2
+
+
+def test_files_given_with_also_are_fitted_as_one_file_of_their_decisions(files):
+    tmp, nets, starts = files
+    whole = rl.load(gap_file(tmp, nets, starts))
+    cut = int(np.searchsorted(whole.group, whole.group[len(whole.group) // 2]))  # a decision boundary
+    first, second = tmp / "a.npz", tmp / "b.npz"
+    settings = whole.settings
+    rl.save(first, whole.boards[:cut], whole.probs[:cut], whole.se[:cut], cut, settings, whole.group[:cut])
+    rest = whole.group[cut:] - whole.group[cut]  # the second file numbers its decisions from 0
+    n = len(rest)
+    rl.save(second, whole.boards[cut:], whole.probs[cut:], whole.se[cut:], n, settings, rest)
+    common = ["--epochs", "3", "--lr", "3e-3", "--gap", "4"]
+    assert fit_labels.main([str(nets), str(tmp / "decisions.npz"), str(tmp / "one.pt"), *common]) == 0
+    assert fit_labels.main([str(nets), str(first), str(tmp / "two.pt"), "--also", str(second), *common]) == 0
+    one, two = checkpoint.read(tmp / "one.pt"), checkpoint.read(tmp / "two.pt")
+    for k, v in one["crashed"]["model"].items():
+        assert torch.equal(v, two["crashed"]["model"][k])
+    assert two["crashed_source"]["labels"] == [str(first), str(second)]
+    assert two["crashed_source"]["held_out_decisions"] == one["crashed_source"]["held_out_decisions"]

@@ -59,6 +59,20 @@ class FitError(BgnetError):
     """Labels that cannot be fitted (one line for the command line)."""
 
 
+def combined(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]], np.ndarray]:
+    """The labelled rows of several labels files as one set: boards, probs, standard errors, each file's
+    settings, and decision numbers that stay apart between files."""
+    parts = [load(p) for p in paths]
+    offsets = np.cumsum([0] + [int(lab.group[: lab.done].max(initial=-1)) + 1 for lab in parts])
+    return (
+        np.concatenate([lab.boards[: lab.done] for lab in parts]),
+        np.concatenate([lab.probs[: lab.done] for lab in parts]),
+        np.concatenate([lab.se[: lab.done] for lab in parts]),
+        [lab.settings for lab in parts],
+        np.concatenate([lab.group[: lab.done] + off for lab, off in zip(parts, offsets, strict=False)]),
+    )
+
+
 def fit(args: argparse.Namespace) -> int:
     from bgnet.evaluator import NetEvaluator
 
@@ -83,11 +97,13 @@ def fit(args: argparse.Namespace) -> int:
             f"{args.checkpoint}: its {args.net} network is an ensemble, which is not trained "
             "(fit a member's file, then ship the ensemble again)"
         )
-    boards, probs, se, done, settings, group = load(args.labels)
-    boards, probs, se, group = boards[:done], probs[:done], se[:done], group[:done]
+    files = [args.labels, *args.also]
+    boards, probs, se, settings, group = combined(files)
     rows = trained_rows(evaluator, boards, args.net)
     if len(rows) < 2:
-        raise FitError(f"{args.labels}: {len(rows)} labelled position(s) for the {args.net} network, need 2")
+        raise FitError(
+            f"{', '.join(files)}: {len(rows)} labelled position(s) for the {args.net} network, need 2"
+        )
     boards, probs, se = boards[rows], probs[rows], se[rows]
     # the decisions left, numbered 0, 1, 2 ... (a board whose siblings went to another network is alone)
     group = np.unique(group[rows], return_inverse=True)[1]
@@ -95,7 +111,7 @@ def fit(args: argparse.Namespace) -> int:
     decisions = int(group[-1]) + 1
     if args.gap and decisions == len(boards):
         raise FitError(
-            f"{args.labels}: no decision with two plays for the {args.net} network: --gap needs them"
+            f"{', '.join(files)}: no decision with two plays for the {args.net} network: --gap needs them"
         )
     order = rng.permutation(decisions)
     held = min(decisions - 1, max(1, int(round(args.holdout * decisions))))
@@ -160,8 +176,12 @@ def fit(args: argparse.Namespace) -> int:
             optimizers[args.net].step()
         model.eval()
 
-    model.requires_grad_(True)
-    optimizers = {args.net: torch.optim.Adam(model.parameters(), lr=args.lr)}
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    model.requires_grad_(False)
+    for layer in linears[-args.layers :] if args.layers else linears:
+        layer.requires_grad_(True)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizers = {args.net: torch.optim.Adam(trainable, lr=args.lr)}
     best, figures = held_out()
     best_epoch = 0
     best_weights = {k: v.clone() for k, v in model.state_dict().items()}
@@ -190,8 +210,8 @@ def fit(args: argparse.Namespace) -> int:
         )
     weights = {k: v.detach().cpu() for k, v in best_weights.items()}
     source = {
-        "labels": str(args.labels),
-        "label_settings": settings,
+        "labels": files[0] if len(files) == 1 else files,
+        "label_settings": settings[0] if len(settings) == 1 else settings,
         "positions": len(train),
         "held_out": len(test),
         "held_out_decisions": held,
@@ -199,6 +219,7 @@ def fit(args: argparse.Namespace) -> int:
         "epochs": args.epochs,
         "lr": args.lr,
         "minibatch": args.minibatch,
+        "layers": args.layers,
         "seed": args.seed,
         "best_epoch": best_epoch,
         "history": history,
@@ -226,6 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("checkpoint", help="the networks file whose network is fitted")
     ap.add_argument("labels", help="a rollout labels file (python -m bgnet_training.rollout_labels)")
     ap.add_argument("out", help="the networks file to write")
+    ap.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="LABELS",
+        help="another labels file fitted with the first (repeatable; e.g. the same command at another seed)",
+    )
     ap.add_argument("--net", choices=NETS, default="crashed", help="the network to fit (default crashed)")
     ap.add_argument("--epochs", type=int, default=8, help="passes over the labels (default 8)")
     ap.add_argument("--lr", type=float, default=3e-5, help="Adam's learning rate (default 3e-5)")
@@ -239,8 +267,15 @@ def main(argv: list[str] | None = None) -> int:
         help="weight of the decisions' gaps in the loss (a file of decisions, rollout_labels --plays; "
         "default 0: values alone)",
     )
+    ap.add_argument(
+        "--layers",
+        type=int,
+        default=0,
+        help="train only the last this many layers (weights and biases), the rest frozen (default 0: all)",
+    )
     args = ap.parse_args(argv)
     problems = [
+        (args.layers < 0, "--layers must be >= 0"),
         (args.epochs < 1, "--epochs must be >= 1"),
         (not args.lr > 0, "--lr must be > 0"),
         (args.minibatch < 1, "--minibatch must be >= 1"),

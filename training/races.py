@@ -12,11 +12,12 @@ any roll, as ``start = "race"``): a race-only run (``train_nets = "race"``)
 plays the races real games reach, not :func:`bgnet.position.random_race`'s
 evenly spread ones.  With ``--kind crashed`` it keeps each game's first
 crashed position instead (:func:`bgnet.pubeval.is_crashed`), for a run that
-trains the crashed network (``train_nets = "crashed"``).  The positions are
+trains the crashed network (``train_nets = "crashed"``); ``--kind contact``
+its first position that is neither (what the main network values).  The positions are
 bgnet's own (self-taught).
 
 The file is a compressed ``.npz``: ``boards`` (``(N, 26)`` int8), ``kind``
-(``race`` or ``crashed``; a file without it holds races), and ``source`` and
+(``race``, ``crashed`` or ``contact``; a file without it holds races), and ``source`` and
 ``games`` (where they came from), written atomically.  Loading checks every
 board is of its kind.
 """
@@ -49,9 +50,16 @@ def races_outside_database(boards: np.ndarray) -> np.ndarray:
     return is_race(boards) & ~OneSidedBearoff.covers(boards)
 
 
+def is_contact(boards: np.ndarray) -> np.ndarray:
+    """Which boards the main network values: contact left and neither side crashed."""
+    race = is_race(boards)
+    return ~race & ~is_crashed(boards, race)
+
+
 KINDS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray], str]] = {
     "race": (races_outside_database, is_race, "a race position (no contact, nobody on the bar)"),
     "crashed": (is_crashed, is_crashed, "a crashed position (bgnet.pubeval.is_crashed)"),
+    "contact": (is_contact, is_contact, "a contact position that is not crashed (the main network's)"),
 }
 """The kinds of starts: what :func:`harvest` keeps, what loading accepts, and how an error names it."""
 
@@ -151,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=20_000, help="self-play games to play (default 20000)")
     ap.add_argument("--seed", type=int, default=1, help="dice seed (default 1)")
     ap.add_argument(
-        "--kind", choices=tuple(KINDS), default="race", help="the first race or crashed position of each game"
+        "--kind",
+        choices=tuple(KINDS),
+        default="race",
+        help="the first race, crashed or contact position of each game",
     )
     args = ap.parse_args(argv)
     if args.games < 1:
