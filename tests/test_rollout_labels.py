@@ -585,3 +585,28 @@ def test_files_given_with_also_are_fitted_as_one_file_of_their_decisions(files):
         assert torch.equal(v, two["crashed"]["model"][k])
     assert two["crashed_source"]["labels"] == [str(first), str(second)]
     assert two["crashed_source"]["held_out_decisions"] == one["crashed_source"]["held_out_decisions"]
+
+
+def test_screened_search_labels_pick_replies_in_low_precision_and_are_their_own_settings(files, capsys):
+    from bgnet_training.train import SelfPlayChooser, policy_dtype
+
+    tmp, nets, starts = files
+    plain, screened = tmp / "plain.npz", tmp / "screened.npz"
+    assert rl.main(command(nets, starts, plain, "--plays", "3", "--search", "1")) == 0
+    assert rl.main(command(nets, starts, screened, "--plays", "3", "--search", "1", "--screen")) == 0
+    a, b = rl.load(plain), rl.load(screened)
+    np.testing.assert_array_equal(a.boards, b.boards)
+    assert b.settings["screen"] is True and a.settings["screen"] is False
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    screen = SelfPlayChooser(ev, 0.0, np.random.default_rng(0), policy_dtype("auto", ev.device)).screen
+    with ev.screened(screen):
+        expected = np.clip(ev.probabilities(b.boards, ply=1), 0, 1)
+    np.testing.assert_allclose(b.probs, expected, atol=1e-6)
+    np.testing.assert_allclose(b.probs, a.probs, atol=0.05)  # the same labels but for a few replies
+    # a file made without it does not go on with it, and rollouts have nothing to screen
+    capsys.readouterr()
+    assert rl.main(command(nets, starts, plain, "--plays", "3", "--search", "1", "--screen")) == 1
+    assert "screen: False != True" in capsys.readouterr().err
+    assert rl.main(command(nets, starts, tmp / "x.npz", "--trials", "4", "--screen")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--screen needs --search" in err
