@@ -74,7 +74,10 @@ def main() -> None:
     if n == 0 or len(np.unique(first.group[:n])) < 2:
         raise SystemExit("gap_labels.py: fewer than two decisions labelled in every file")
     boards, group = first.boards[:n], first.group[:n]
-    g = import_gnubg()
+    try:
+        g = import_gnubg()
+    except BgnetError as e:
+        raise SystemExit(f"gap_labels.py: {e}") from None
     ref = -equity(np.array([g.probabilities(board_to_gnubg(b), args.ply) for b in boards]))
     ev = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
     print(f"{len(np.unique(group))} decisions, {n} plays; reference gnubg-nn {args.ply}-ply")

@@ -29,6 +29,11 @@ values alone barely moves (docs/strength.md).  Decisions are then held out
 whole, minibatches are whole decisions, and the epoch kept is the one best
 on the held-out sum; the held-out gaps' rms error and how often the
 network's best play is the labels' best are printed beside it.
+
+``--also MORE.npz`` (repeatable) fits the labelled rows of more files with
+the first, as one set whose decisions stay apart (e.g. the same labelling
+command at other seeds); ``--layers K`` trains only the last K layers, the
+rest frozen.
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ def combined(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list
         np.concatenate([lab.probs[: lab.done] for lab in parts]),
         np.concatenate([lab.se[: lab.done] for lab in parts]),
         [lab.settings for lab in parts],
-        np.concatenate([lab.group[: lab.done] + off for lab, off in zip(parts, offsets, strict=False)]),
+        np.concatenate([lab.group[: lab.done] + off for lab, off in zip(parts, offsets[:-1], strict=True)]),
     )
 
 
