@@ -440,15 +440,9 @@ def test_decision_numbers_out_of_order_are_a_one_line_error(files, capsys):
 
 def test_fitting_the_gaps_learns_which_play_is_best_on_held_out_decisions(files, capsys):
     tmp, nets, starts = files
-    made = tmp / "decisions.npz"
-    roots = rl.positions(str(nets), "crashed", 40, 600, 1, str(starts))
-    boards, group = rl.decisions(str(nets), roots, 4, 1)
+    made = gap_file(tmp, nets, starts)
+    boards, group = rl.load(made).boards, rl.load(made).group
     assert int(group[-1]) + 1 >= 100
-    torch.manual_seed(5)
-    teacher = ValueNet(EXTENDED.width, (8,))
-    with torch.no_grad():
-        probs = teacher(torch.from_numpy(EXTENDED.encode(boards))).numpy().astype(np.float64)
-    rl.save(made, boards, probs, np.zeros_like(probs), len(boards), {"kind": "crashed", "plays": 4}, group)
     out = tmp / "fitted.pt"
     args = [
         str(nets),
@@ -587,18 +581,35 @@ def test_files_given_with_also_are_fitted_as_one_file_of_their_decisions(files):
     assert two["crashed_source"]["held_out_decisions"] == one["crashed_source"]["held_out_decisions"]
 
 
-def test_screened_search_labels_pick_replies_in_low_precision_and_are_their_own_settings(files, capsys):
-    from bgnet_training.train import SelfPlayChooser, policy_dtype
+def test_screened_search_labels_pick_replies_in_low_precision_and_are_their_own_settings(
+    files, capsys, monkeypatch
+):
+    from bgnet_training.train import low_precision, policy_dtype
 
     tmp, nets, starts = files
     plain, screened = tmp / "plain.npz", tmp / "screened.npz"
     assert rl.main(command(nets, starts, plain, "--plays", "3", "--search", "1")) == 0
+    # the screen each search ran with (this small network's labels hardly differ with it)
+    seen: list = []
+    search = NetEvaluator.probabilities
+
+    def spy(self, boards, ply=0):
+        if ply:
+            seen.append(self.screen)
+        return search(self, boards, ply)
+
+    monkeypatch.setattr(NetEvaluator, "probabilities", spy)
     assert rl.main(command(nets, starts, screened, "--plays", "3", "--search", "1", "--screen")) == 0
+    monkeypatch.undo()
+    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
+    dtype = policy_dtype("auto", ev.device)
+    assert seen and all(
+        s is None if dtype == torch.float32 else next(s.model.parameters()).dtype == dtype for s in seen
+    )
     a, b = rl.load(plain), rl.load(screened)
     np.testing.assert_array_equal(a.boards, b.boards)
     assert b.settings["screen"] is True and a.settings["screen"] is False
-    ev = NetEvaluator.from_checkpoint(nets, bearoff=True)
-    screen = SelfPlayChooser(ev, 0.0, np.random.default_rng(0), policy_dtype("auto", ev.device)).screen
+    screen = low_precision(ev, dtype)
     with ev.screened(screen):
         expected = np.clip(ev.probabilities(b.boards, ply=1), 0, 1)
     np.testing.assert_allclose(b.probs, expected, atol=1e-6)

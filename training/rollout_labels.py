@@ -35,10 +35,11 @@ each board's decision, and ``fit_labels --gap`` fits the gaps.
 deterministic, far cheaper, and they inherit the network's errors N rolls
 later), to set beside the rollouts of the same decisions (the same
 settings draw the same decisions); ``--screen`` picks the replies at the
-search's last ply in bfloat16, as training's 1-ply labels do.  On 368 crashed decisions bgnet's own
-2-ply gaps were as close to gnubg-nn's 2-ply ones as 72 luck-adjusted
-rollouts' (8.4 against 9.8 mEq rms, 1-ply 13.1, 0-ply 19.7:
-docs/strength.md) at a 35th of the time, so 2-ply is the label to scale.
+search's last ply in bfloat16, as training's 1-ply labels do.  On 368
+crashed decisions bgnet's own 2-ply gaps were as close to gnubg-nn's 2-ply
+ones as 72 luck-adjusted rollouts' (8.4 against 9.8 mEq rms, 1-ply 13.1,
+0-ply 19.7: docs/strength.md) at a 35th of the time, so 2-ply is the label
+to scale.
 
 The labelling takes hours, so it is written in chunks of ``--chunk``
 positions and resumes: run the same command again and it goes on from the
@@ -295,10 +296,9 @@ def label(args: argparse.Namespace) -> int:
     evaluator = make() if args.jobs == 1 or args.search else None
     screen = None
     if args.screen and evaluator is not None:
-        from .train import SelfPlayChooser, policy_dtype
+        from .train import low_precision, policy_dtype
 
-        dtype = policy_dtype("auto", evaluator.device)
-        screen = SelfPlayChooser(evaluator, 0.0, np.random.default_rng(0), dtype).screen
+        screen = low_precision(evaluator, policy_dtype("auto", evaluator.device))
     started = time.perf_counter()
     first = done
     try:

@@ -115,6 +115,27 @@ def policy_dtype(name: str, device: torch.device | str) -> torch.dtype:
     return {"float32": torch.float32, "bfloat16": torch.bfloat16}[name]
 
 
+def low_precision(evaluator: NetEvaluator, dtype: torch.dtype) -> NetEvaluator | None:
+    """``evaluator`` with its main network copied to ``dtype`` (:meth:`bgnet.network.ValueNet.cast_copy`;
+    the other phase networks and the bearoff database shared), or None for float32: what picks plays, or
+    screens a search's replies, where the hardware computes faster in low precision."""
+    if dtype == torch.float32:
+        return None
+    model = evaluator.model
+    if not isinstance(model, ValueNet):
+        raise ValueError("a low-precision copy is of one value network, not an ensemble")
+    return NetEvaluator(
+        model.cast_copy(dtype),
+        evaluator.encoder,
+        evaluator.device,
+        race=evaluator.race,
+        crashed=evaluator.crashed,
+        bearoff=evaluator.bearoff,
+        variant=evaluator.variant,
+        race_lookahead=evaluator.race_lookahead is not None,
+    )
+
+
 class SelfPlayChooser:
     """Self-play's chooser (a :data:`bgnet.lockstep.Chooser`): the network's best play for every game;
     with probability ``epsilon`` a random play instead.
@@ -137,21 +158,11 @@ class SelfPlayChooser:
         self.rng = rng
         self.policy = evaluator
         self._copy: tuple[ValueNet, ValueNet] | None = None  # (the low-precision copy, the trained network)
-        if dtype != torch.float32:
-            model = evaluator.model
-            if not isinstance(model, ValueNet):
-                raise ValueError("self-play trains one value network, not an ensemble")
-            self._copy = (model.cast_copy(dtype), model)
-            self.policy = NetEvaluator(
-                self._copy[0],
-                evaluator.encoder,
-                evaluator.device,
-                race=evaluator.race,
-                crashed=evaluator.crashed,
-                bearoff=evaluator.bearoff,
-                variant=evaluator.variant,
-                race_lookahead=evaluator.race_lookahead is not None,
-            )
+        low = low_precision(evaluator, dtype)
+        if low is not None:
+            assert isinstance(low.model, ValueNet) and isinstance(evaluator.model, ValueNet)
+            self._copy = (low.model, evaluator.model)
+            self.policy = low
 
     @property
     def screen(self) -> NetEvaluator | None:
