@@ -4,11 +4,12 @@ Takes files of decision labels made with the same settings
 (``python -m bgnet_training.rollout_labels ... --plays K``, by rollouts or
 ``--search N``), keeps the plays all of them have labelled (the same boards:
 the same settings draw the same decisions), and values the same boards with
-gnubg-nn at ``--ply`` (the reference) and with a networks file at 0- and
-1-ply.  Each way is scored by its gaps: a play's equity less its decision's
-mean, against the reference's (rms, mEq), by how often its best play is the
-reference's, and by what its best play loses by the reference (mEq a
-decision, with a 95% CI).  A rollout file's gaps carry its noise.  The
+gnubg-nn at ``--ply`` (the reference), with a networks file at 0- and
+1-ply, and with gnubg-nn at each ply below the reference's (how far a strong
+network's own shallower search is from it).  Each way is scored by its
+gaps: a play's equity less its decision's mean, against the reference's
+(rms, mEq), by how often its best play is the reference's, and by what its
+best play loses by the reference (mEq a decision, with a 95% CI).  A rollout file's gaps carry its noise.  The
 reference only measures: nothing here trains.
 
     .venv/bin/python benchmarks/gap_labels.py checkpoints/crashed-decisions.npz \\
@@ -90,6 +91,9 @@ def main() -> None:
         print(score(f"{path} ({how})", -equity(f.probs[:n]), ref, group))
     for ply in (0, 1):
         print(score(f"{args.checkpoint} at {ply}-ply", -equity(ev.probabilities(boards, ply)), ref, group))
+    for ply in range(args.ply):  # what gnubg-nn's own shallower search gets of its deeper one
+        lower = -equity(np.array([g.probabilities(board_to_gnubg(b), ply) for b in boards]))
+        print(score(f"gnubg-nn at {ply}-ply", lower, ref, group))
 
 
 if __name__ == "__main__":

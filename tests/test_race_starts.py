@@ -184,3 +184,54 @@ def test_the_races_command_keeps_crashed_positions_with_kind_crashed(tmp_path, c
     assert main(["bgnet/networks/bgnet-default.pt", str(none), "--kind", "crashed", "--games", "3"]) == 1
     assert "no crashed position in 3 game(s): nothing written" in capsys.readouterr().err
     assert not none.exists()
+
+
+def test_harvest_anywhere_draws_one_position_of_the_kind_from_each_game_not_its_first():
+    ev = NetEvaluator.from_checkpoint()
+    rng = np.random.default_rng(6)
+    first = races.harvest(SelfPlayChooser(ev, 0.0, rng), 8, rng, slots=4, where=races.is_contact)
+    # a game's first contact position is the opening, seen by the side on roll
+    assert len({b.tobytes() for b in first}) == 1
+    rng = np.random.default_rng(6)
+    drawn = races.harvest(
+        SelfPlayChooser(ev, 0.0, rng), 8, rng, slots=4, where=races.is_contact, anywhere=True
+    )
+    assert len(drawn) == 8 and races.is_contact(drawn).all()
+    pips = [int(np.maximum(b, 0) @ np.arange(26)) for b in drawn]
+    assert len(set(pips)) > 4 and min(pips) < 167  # from all over the games, not one place
+    rng = np.random.default_rng(6)
+    again = races.harvest(
+        SelfPlayChooser(ev, 0.0, rng), 8, rng, slots=4, where=races.is_contact, anywhere=True
+    )
+    np.testing.assert_array_equal(again, drawn)  # the same seed draws the same starts
+
+
+def test_self_play_with_epsilon_makes_random_plays_and_the_command_takes_it(tmp_path, capsys):
+    from bgnet.lockstep import Lockstep
+    from bgnet_training.races import main
+
+    ev = NetEvaluator.from_checkpoint()
+    rng = np.random.default_rng(2)
+    engine = Lockstep(16, 16, rng, record=True)
+    greedy, explore = SelfPlayChooser(ev, 0.0, rng), SelfPlayChooser(ev, 0.9, rng)
+    differ = total = 0
+
+    def both(batch, player):
+        nonlocal differ, total
+        best, played = greedy(batch, player), explore(batch, player)
+        assert ((played >= batch.offsets[:-1]) & (played < batch.offsets[1:])).all()  # one of its own plays
+        sizes = np.diff(batch.offsets)
+        differ += int((best != played)[sizes > 1].sum())
+        total += int((sizes > 1).sum())
+        return played
+
+    engine.step(both)
+    assert total > 8 and differ > total // 2  # 90% at random: most differ from the network's best
+
+    out = tmp_path / "e.npz"
+    args = ["bgnet/networks/bgnet-default.pt", str(out), "--kind", "contact", "--games", "6"]
+    assert main([*args, "--anywhere", "--epsilon", "0.2"]) == 0
+    assert len(races.load(out)) == 6 and "6 contact starts from 6 games" in capsys.readouterr().out
+    assert main([*args, "--epsilon", "1.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --epsilon must be in [0, 1), got 1.5"]

@@ -581,6 +581,24 @@ def test_files_given_with_also_are_fitted_as_one_file_of_their_decisions(files):
     assert two["crashed_source"]["held_out_decisions"] == one["crashed_source"]["held_out_decisions"]
 
 
+def test_a_share_of_the_training_decisions_is_fitted_and_the_held_out_ones_stay(files, capsys):
+    tmp, nets, starts = files
+    made = gap_file(tmp, nets, starts)
+    common = [str(nets), str(made)]
+    opts = ["--epochs", "2", "--lr", "3e-3", "--gap", "4"]
+    assert fit_labels.main([*common, str(tmp / "all.pt"), *opts]) == 0
+    assert fit_labels.main([*common, str(tmp / "half.pt"), *opts, "--share", "0.5"]) == 0
+    whole, half = (checkpoint.read(tmp / f)["crashed_source"] for f in ("all.pt", "half.pt"))
+    assert half["share"] == 0.5 and whole["share"] == 1.0
+    # the same held-out decisions, valued the same before fitting; about half the decisions fitted
+    assert (half["held_out"], half["held_out_decisions"]) == (whole["held_out"], whole["held_out_decisions"])
+    assert half["history"][0] == whole["history"][0]
+    assert 0.3 * whole["positions"] < half["positions"] < 0.7 * whole["positions"]
+    capsys.readouterr()
+    assert fit_labels.main([*common, str(tmp / "x.pt"), "--share", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --share must be in (0, 1]"
+
+
 def test_screened_search_labels_pick_replies_in_low_precision_and_are_their_own_settings(
     files, capsys, monkeypatch
 ):

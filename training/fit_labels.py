@@ -33,7 +33,9 @@ network's best play is the labels' best are printed beside it.
 ``--also MORE.npz`` (repeatable) fits the labelled rows of more files with
 the first, as one set whose decisions stay apart (e.g. the same labelling
 command at other seeds); ``--layers K`` trains only the last K layers, the
-rest frozen.
+rest frozen; ``--share F`` fits only the first share F of the decisions
+not held out, the held-out ones unchanged: the points of a learning curve
+(how the held-out error falls as the labels grow).
 """
 
 from __future__ import annotations
@@ -122,7 +124,10 @@ def fit(args: argparse.Namespace) -> int:
     held = min(decisions - 1, max(1, int(round(args.holdout * decisions))))
     starts = np.searchsorted(group, np.arange(decisions + 1))
     members = [np.arange(starts[g], starts[g + 1]) for g in range(decisions)]
-    test, train = (np.concatenate([members[g] for g in part]) for part in (order[:held], order[held:]))
+    # the training decisions: all those not held out, or the first share of them (a learning curve's point;
+    # the held-out decisions are the same whatever the share)
+    fitted = order[held : held + max(1, int(round(args.share * (decisions - held))))]
+    test, train = (np.concatenate([members[g] for g in part]) for part in (order[:held], fitted))
     x = torch.from_numpy(encoder.encode(boards).astype(np.float32))
     y = torch.from_numpy(probs.astype(np.float32))
     g = torch.from_numpy(group)
@@ -172,7 +177,7 @@ def fit(args: argparse.Namespace) -> int:
         """One pass over the training decisions in minibatches of whole decisions."""
         model.train()
         per = max(1, round(args.minibatch * decisions / len(boards)))  # decisions a step
-        picked = rng.permutation(order[held:])
+        picked = rng.permutation(fitted)
         for lo in range(0, len(picked), per):
             idx = torch.from_numpy(np.concatenate([members[d] for d in picked[lo : lo + per]]))
             value = loss(model(x[idx]), idx)
@@ -220,6 +225,7 @@ def fit(args: argparse.Namespace) -> int:
         "positions": len(train),
         "held_out": len(test),
         "held_out_decisions": held,
+        "share": args.share,
         "gap": args.gap,
         "epochs": args.epochs,
         "lr": args.lr,
@@ -273,6 +279,13 @@ def main(argv: list[str] | None = None) -> int:
         "default 0: values alone)",
     )
     ap.add_argument(
+        "--share",
+        type=float,
+        default=1.0,
+        help="fit on this share of the decisions not held out, the held-out ones unchanged (a point of a "
+        "learning curve; default 1: all)",
+    )
+    ap.add_argument(
         "--layers",
         type=int,
         default=0,
@@ -287,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         (not 0 < args.holdout < 1, "--holdout must be in (0, 1)"),
         (args.seed < 0, "--seed must be >= 0"),
         (not args.gap >= 0, "--gap must be >= 0"),
+        (not 0 < args.share <= 1, "--share must be in (0, 1]"),
     ]
     for bad, why in problems:
         if bad:

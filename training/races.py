@@ -13,7 +13,11 @@ plays the races real games reach, not :func:`bgnet.position.random_race`'s
 evenly spread ones.  With ``--kind crashed`` it keeps each game's first
 crashed position instead (:func:`bgnet.pubeval.is_crashed`), for a run that
 trains the crashed network (``train_nets = "crashed"``); ``--kind contact``
-its first position that is neither (what the main network values).  The positions are
+its first position that is neither (what the main network values).  With
+``--anywhere`` one position of the kind is drawn uniformly from each game
+instead of its first, and ``--epsilon E`` makes a share E of the games' plays
+at random: starts off the network's own path (positions its greedy
+self-play seldom reaches) for a run that explores.  The positions are
 bgnet's own (self-taught).
 
 The file is a compressed ``.npz``: ``boards`` (``(N, 26)`` int8), ``kind``
@@ -72,10 +76,12 @@ def harvest(
     every: bool = False,
     where: Callable[[np.ndarray], np.ndarray] = races_outside_database,
     start: Position | Callable[[np.random.Generator], np.ndarray] = STARTING,
+    anywhere: bool = False,
 ) -> np.ndarray:
     """The first position ``where`` picks (default: a race outside the bearoff database) of each of
     ``games`` self-play games that reach one (``choose``: a lockstep chooser), seen by the side on roll,
-    as ``(N, 26)`` int8; with ``every``, all of them, in the order the games end
+    as ``(N, 26)`` int8; with ``anywhere``, one of them drawn uniformly (by ``rng``) instead of the first;
+    with ``every``, all of them, in the order the games end
     (``training/onesided.py``; ``benchmarks/crashed_positions.py`` with ``bgnet.pubeval.is_crashed``).
     The games start from ``start`` (a position, or a function drawing each game's: :func:`starts`)."""
     engine = Lockstep(min(slots, games), games, rng, record=True, start=start)
@@ -85,6 +91,8 @@ def harvest(
             picked = where(g.history)
             if every:
                 found.extend(g.history[picked])
+            elif anywhere and picked.any():
+                found.append(g.history[rng.choice(np.flatnonzero(picked))])
             elif picked.any():
                 found.append(g.history[int(np.argmax(picked))])
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
@@ -164,16 +172,31 @@ def main(argv: list[str] | None = None) -> int:
         default="race",
         help="the first race, crashed or contact position of each game",
     )
+    ap.add_argument(
+        "--anywhere",
+        action="store_true",
+        help="one position of the kind drawn uniformly from each game, not its first",
+    )
+    ap.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.0,
+        help="share of plays made at random in the games played (default 0: the network's best every time)",
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         print("error: --games must be >= 1", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.epsilon < 1.0:
+        print(f"error: --epsilon must be in [0, 1), got {args.epsilon}", file=sys.stderr)
         return 2
 
     def body() -> int:
         evaluator = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True, race_lookahead=False)
         rng = np.random.default_rng(args.seed)
         where = KINDS[args.kind][0]
-        boards = harvest(SelfPlayChooser(evaluator, 0.0, rng), args.games, rng, where=where)
+        choose = SelfPlayChooser(evaluator, args.epsilon, rng)
+        boards = harvest(choose, args.games, rng, where=where, anywhere=args.anywhere)
         if len(boards) == 0:
             raise StartsError(f"no {args.kind} position in {args.games} game(s): nothing written")
         save(args.out, boards, str(args.checkpoint), args.games, args.kind)
