@@ -9,8 +9,9 @@ gnubg-nn at ``--ply`` (the reference), with a networks file at 0- and
 network's own shallower search is from it).  Each way is scored by its
 gaps: a play's equity less its decision's mean, against the reference's
 (rms, mEq), by how often its best play is the reference's, and by what its
-best play loses by the reference (mEq a decision, with a 95% CI).  A rollout file's gaps carry its noise.  The
-reference only measures: nothing here trains.
+best play loses by the reference (mEq a decision, with a 95% CI).  A rollout
+file's gaps carry its noise.  The reference only measures: nothing here
+trains.
 
     .venv/bin/python benchmarks/gap_labels.py checkpoints/crashed-decisions.npz \\
         checkpoints/crashed-decisions-2ply.npz
@@ -79,7 +80,12 @@ def main() -> None:
         g = import_gnubg()
     except BgnetError as e:
         raise SystemExit(f"gap_labels.py: {e}") from None
-    ref = -equity(np.array([g.probabilities(board_to_gnubg(b), args.ply) for b in boards]))
+
+    def gnubg_values(ply: int) -> np.ndarray:
+        """gnubg-nn's equities of the boards at ``ply`` (the mover's, who left them)."""
+        return -equity(np.array([g.probabilities(board_to_gnubg(b), ply) for b in boards]))
+
+    ref = gnubg_values(args.ply)
     ev = NetEvaluator.from_checkpoint(args.checkpoint, bearoff=True)
     print(f"{len(np.unique(group))} decisions, {n} plays; reference gnubg-nn {args.ply}-ply")
     for path, f in zip(args.labels, files, strict=True):
@@ -92,8 +98,7 @@ def main() -> None:
     for ply in (0, 1):
         print(score(f"{args.checkpoint} at {ply}-ply", -equity(ev.probabilities(boards, ply)), ref, group))
     for ply in range(args.ply):  # what gnubg-nn's own shallower search gets of its deeper one
-        lower = -equity(np.array([g.probabilities(board_to_gnubg(b), ply) for b in boards]))
-        print(score(f"gnubg-nn at {ply}-ply", lower, ref, group))
+        print(score(f"gnubg-nn at {ply}-ply", gnubg_values(ply), ref, group))
 
 
 if __name__ == "__main__":

@@ -441,7 +441,8 @@ def test_decision_numbers_out_of_order_are_a_one_line_error(files, capsys):
 def test_fitting_the_gaps_learns_which_play_is_best_on_held_out_decisions(files, capsys):
     tmp, nets, starts = files
     made = gap_file(tmp, nets, starts)
-    boards, group = rl.load(made).boards, rl.load(made).group
+    labels = rl.load(made)
+    boards, group = labels.boards, labels.group
     assert int(group[-1]) + 1 >= 100
     out = tmp / "fitted.pt"
     args = [

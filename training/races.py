@@ -91,10 +91,9 @@ def harvest(
             picked = where(g.history)
             if every:
                 found.extend(g.history[picked])
-            elif anywhere and picked.any():
-                found.append(g.history[rng.choice(np.flatnonzero(picked))])
             elif picked.any():
-                found.append(g.history[int(np.argmax(picked))])
+                rows = np.flatnonzero(picked)
+                found.append(g.history[rng.choice(rows) if anywhere else rows[0]])
     return np.array(found, dtype=np.int8).reshape(-1, NUM_SLOTS)
 
 
