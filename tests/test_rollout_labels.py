@@ -15,6 +15,7 @@ from bgnet import checkpoint
 from bgnet.encoding import EXTENDED
 from bgnet.evaluator import NetEvaluator
 from bgnet.network import EnsembleNet, ValueNet
+from bgnet.probabilities import equity
 from bgnet.pubeval import is_crashed, is_race
 from bgnet.rollout import RolloutSettings, rollout_boards
 from bgnet_training import fit_labels, races
@@ -640,3 +641,35 @@ def test_screened_search_labels_pick_replies_in_low_precision_and_are_their_own_
     assert rl.main(command(nets, starts, tmp / "x.npz", "--trials", "4", "--screen")) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--screen needs --search" in err
+
+
+def test_a_fit_is_scored_by_its_choices_on_decisions_of_other_files_before_and_after(files, capsys):
+    tmp, nets, starts = files
+    made = gap_file(tmp, nets, starts)
+    out = tmp / "fitted.pt"
+    common = [str(nets), str(made), str(out), "--epochs", "30", "--lr", "3e-3", "--gap", "4"]
+    assert fit_labels.main([*common, "--test", str(made)]) == 0
+    printed = capsys.readouterr().out.splitlines()[-1]
+    test = checkpoint.read(out)["crashed_source"]["test"]
+    # by hand: each decision's play that the whole evaluator prefers, and what it loses by the labels
+    labels = rl.load(made)
+    ref = -equity(labels.probs)
+    for path, when in ((nets, "before"), (out, "after")):
+        mover = -equity(NetEvaluator.from_checkpoint(path).probabilities(labels.boards))
+        losses = []
+        for g in np.unique(labels.group):
+            rows = np.flatnonzero(labels.group == g)
+            if len(rows) > 1:
+                losses.append(1000 * (ref[rows].max() - ref[rows[np.argmax(mover[rows])]]))
+        assert test[when][0] == pytest.approx(np.mean(losses))
+        assert test["decisions"] == len(losses) > 50
+    # fitted to these very decisions' gaps, it chooses their best plays more often
+    assert test["after"][0] < 0.7 * test["before"][0]
+    assert test["paired"][0] == pytest.approx(test["after"][0] - test["before"][0])
+    assert printed.startswith(f"test, {test['decisions']} decisions of {made}") and "paired" in printed
+    # a test file that is not a labels file fails before any fitting, in one line, writing nothing
+    bad = tmp / "bad.npz"
+    bad.write_bytes(b"not a labels file")
+    assert fit_labels.main([*common[:2], str(tmp / "none.pt"), "--test", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(bad) in err and not (tmp / "none.pt").exists()

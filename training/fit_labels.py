@@ -36,6 +36,13 @@ command at other seeds); ``--layers K`` trains only the last K layers, the
 rest frozen; ``--share F`` fits only the first share F of the decisions
 not held out, the held-out ones unchanged: the points of a learning curve
 (how the held-out error falls as the labels grow).
+
+``--test LABELS`` (repeatable) scores the networks files before and after
+on the decisions of other labels files (e.g. 2-ply labels when the fit is
+to 1-ply ones): what each file's choice (its whole evaluator at 0-ply, as
+it plays) loses by the labels, in mEq a decision, and the two paired, with
+95% CIs.  Thousands of decisions make this a far tighter measure than a
+benchmark set's, though by bgnet's own search, not an outside reference.
 """
 
 from __future__ import annotations
@@ -80,6 +87,45 @@ def combined(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list
     )
 
 
+def choice_loss(evaluator: Any, boards: np.ndarray, probs: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per decision of two plays or more (``group`` sorted), what the play ``evaluator`` chooses at 0-ply
+    loses by the labels ``probs``, in mEq.  Each board is the position after a play, the opponent on roll,
+    so the mover's equity is minus the board's."""
+    labels = -equity(probs)
+    mine = -equity(evaluator.probabilities(boards))
+    _, first, counts = np.unique(group, return_index=True, return_counts=True)
+    return np.array(
+        [
+            MEQ * (labels[a : a + c].max() - labels[a + int(np.argmax(mine[a : a + c]))])
+            for a, c in zip(first, counts, strict=True)
+            if c > 1
+        ]
+    )
+
+
+def tested(before: str, after: str, files: list[str]) -> dict[str, Any]:
+    """The choice losses of the networks files ``before`` and ``after`` on the decisions of ``files``
+    (``--test``), each with its 95% CI, and paired."""
+    from bgnet.evaluator import NetEvaluator
+
+    boards, probs, _, _, group = combined(files)
+    losses = [choice_loss(NetEvaluator.from_checkpoint(f), boards, probs, group) for f in (before, after)]
+    if not len(losses[0]):
+        raise FitError(f"{', '.join(files)}: no decision with two plays to test on")
+
+    def ci(x: np.ndarray) -> float:
+        return float(1.96 * x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
+
+    diff = losses[1] - losses[0]
+    return {
+        "files": files,
+        "decisions": len(diff),
+        "before": [float(losses[0].mean()), ci(losses[0])],
+        "after": [float(losses[1].mean()), ci(losses[1])],
+        "paired": [float(diff.mean()), ci(diff)],
+    }
+
+
 def fit(args: argparse.Namespace) -> int:
     from bgnet.evaluator import NetEvaluator
 
@@ -106,6 +152,8 @@ def fit(args: argparse.Namespace) -> int:
         )
     files = [args.labels, *args.also]
     boards, probs, se, settings, group = combined(files)
+    if args.test:  # read before the fit: a bad file fails fast
+        combined(args.test)
     rows = trained_rows(evaluator, boards, args.net)
     if len(rows) < 2:
         raise FitError(
@@ -248,6 +296,16 @@ def fit(args: argparse.Namespace) -> int:
         out = out | {args.net: entry | {"model": weights}, key: source}
     checkpoint.save(args.out, out)
     print(f"epoch {best_epoch} kept (held-out {what} {best:.6f}) -> {args.out}")
+    if args.test:
+        scored = tested(args.checkpoint, str(args.out), args.test)
+        (b, bci), (a, aci), (d, dci) = scored["before"], scored["after"], scored["paired"]
+        print(
+            f"test, {scored['decisions']} decisions of {', '.join(args.test)}: the choices lose "
+            f"{b:.3f} +- {bci:.3f} mEq a decision by the labels before, {a:.3f} +- {aci:.3f} after; "
+            f"paired {d:+.3f} +- {dci:.3f} (95% CIs)"
+        )
+        source["test"] = scored
+        checkpoint.save(args.out, out)
     return 0
 
 
@@ -264,6 +322,13 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="LABELS",
         help="another labels file fitted with the first (repeatable; e.g. the same command at another seed)",
+    )
+    ap.add_argument(
+        "--test",
+        action="append",
+        default=[],
+        metavar="LABELS",
+        help="decision labels, not fitted, to score the networks files before and after on (repeatable)",
     )
     ap.add_argument("--net", choices=NETS, default="crashed", help="the network to fit (default crashed)")
     ap.add_argument("--epochs", type=int, default=8, help="passes over the labels (default 8)")
