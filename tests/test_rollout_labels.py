@@ -673,3 +673,9 @@ def test_a_fit_is_scored_by_its_choices_on_decisions_of_other_files_before_and_a
     assert fit_labels.main([*common[:2], str(tmp / "none.pt"), "--test", str(bad)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(bad) in err and not (tmp / "none.pt").exists()
+    # so does a file of positions, not decisions: nothing to choose between
+    plain = teacher_labels(tmp, nets, starts, None)
+    assert fit_labels.main([*common[:2], str(tmp / "none.pt"), "--test", str(plain)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no decision with two plays to test on" in err
+    assert not (tmp / "none.pt").exists()

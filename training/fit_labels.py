@@ -110,8 +110,6 @@ def tested(before: str, after: str, files: list[str]) -> dict[str, Any]:
 
     boards, probs, _, _, group = combined(files)
     losses = [choice_loss(NetEvaluator.from_checkpoint(f), boards, probs, group) for f in (before, after)]
-    if not len(losses[0]):
-        raise FitError(f"{', '.join(files)}: no decision with two plays to test on")
 
     def ci(x: np.ndarray) -> float:
         return float(1.96 * x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
@@ -153,7 +151,9 @@ def fit(args: argparse.Namespace) -> int:
     files = [args.labels, *args.also]
     boards, probs, se, settings, group = combined(files)
     if args.test:  # read before the fit: a bad file fails fast
-        combined(args.test)
+        decided = np.unique(combined(args.test)[4], return_counts=True)[1] > 1
+        if not decided.any():
+            raise FitError(f"{', '.join(args.test)}: no decision with two plays to test on")
     rows = trained_rows(evaluator, boards, args.net)
     if len(rows) < 2:
         raise FitError(
