@@ -654,6 +654,7 @@ def test_a_fit_is_scored_by_its_choices_on_decisions_of_other_files_before_and_a
     # by hand: each decision's play that the whole evaluator prefers, and what it loses by the labels
     labels = rl.load(made)
     ref = -equity(labels.probs)
+    by_hand = {}
     for path, when in ((nets, "before"), (out, "after")):
         mover = -equity(NetEvaluator.from_checkpoint(path).probabilities(labels.boards))
         losses = []
@@ -661,11 +662,16 @@ def test_a_fit_is_scored_by_its_choices_on_decisions_of_other_files_before_and_a
             rows = np.flatnonzero(labels.group == g)
             if len(rows) > 1:
                 losses.append(1000 * (ref[rows].max() - ref[rows[np.argmax(mover[rows])]]))
+        by_hand[when] = np.array(losses)
         assert test[when][0] == pytest.approx(np.mean(losses))
         assert test["decisions"] == len(losses) > 50
     # fitted to these very decisions' gaps, it chooses their best plays more often
     assert test["after"][0] < 0.7 * test["before"][0]
-    assert test["paired"][0] == pytest.approx(test["after"][0] - test["before"][0])
+    # paired: the mean and interval of the decisions' differences
+    diff = by_hand["after"] - by_hand["before"]
+    ci = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff))
+    assert test["paired"] == pytest.approx([diff.mean(), ci], rel=1e-4)
+    assert test["files"] == [str(made)]
     assert printed.startswith(f"test, {test['decisions']} decisions of {made}") and "paired" in printed
     # a test file that is not a labels file fails before any fitting, in one line, writing nothing
     bad = tmp / "bad.npz"

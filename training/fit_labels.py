@@ -59,6 +59,7 @@ from bgnet import checkpoint
 from bgnet.errors import BgnetError
 from bgnet.network import ValueNet
 from bgnet.probabilities import equity
+from bgnet.stats import mean_ci
 
 from .races import writing_command
 from .rollout_labels import load
@@ -90,37 +91,28 @@ def combined(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, list
 def choice_loss(evaluator: Any, boards: np.ndarray, probs: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Per decision of two plays or more (``group`` sorted), what the play ``evaluator`` chooses at 0-ply
     loses by the labels ``probs``, in mEq.  Each board is the position after a play, the opponent on roll,
-    so the mover's equity is minus the board's."""
-    labels = -equity(probs)
-    mine = -equity(evaluator.probabilities(boards))
+    so the mover's best play leaves the board of least equity."""
+    from bgnet.evaluator import segment_argmin
+
     _, first, counts = np.unique(group, return_index=True, return_counts=True)
-    return np.array(
-        [
-            MEQ * (labels[a : a + c].max() - labels[a + int(np.argmax(mine[a : a + c]))])
-            for a, c in zip(first, counts, strict=True)
-            if c > 1
-        ]
-    )
+    offsets = np.append(first, len(group))
+    labels = equity(probs).astype(np.float64)
+    mine = segment_argmin(equity(evaluator.probabilities(boards)).astype(np.float64), offsets)
+    best = segment_argmin(labels, offsets)
+    return (MEQ * (labels[mine] - labels[best]))[counts > 1]
 
 
-def tested(before: str, after: str, files: list[str]) -> dict[str, Any]:
-    """The choice losses of the networks files ``before`` and ``after`` on the decisions of ``files``
-    (``--test``), each with its 95% CI, and paired."""
+def tested(before: str, after: str, scoring: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, Any]:
+    """The choice losses of the networks files ``before`` and ``after`` on the decisions ``scoring`` (boards,
+    labels, decision numbers: ``--test``), each as a mean with its 95% CI, and paired."""
     from bgnet.evaluator import NetEvaluator
 
-    boards, probs, _, _, group = combined(files)
-    losses = [choice_loss(NetEvaluator.from_checkpoint(f), boards, probs, group) for f in (before, after)]
-
-    def ci(x: np.ndarray) -> float:
-        return float(1.96 * x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
-
-    diff = losses[1] - losses[0]
+    losses = [choice_loss(NetEvaluator.from_checkpoint(f), *scoring) for f in (before, after)]
     return {
-        "files": files,
-        "decisions": len(diff),
-        "before": [float(losses[0].mean()), ci(losses[0])],
-        "after": [float(losses[1].mean()), ci(losses[1])],
-        "paired": [float(diff.mean()), ci(diff)],
+        "decisions": len(losses[0]),
+        "before": list(mean_ci(losses[0])),
+        "after": list(mean_ci(losses[1])),
+        "paired": list(mean_ci(losses[1] - losses[0])),
     }
 
 
@@ -150,10 +142,12 @@ def fit(args: argparse.Namespace) -> int:
         )
     files = [args.labels, *args.also]
     boards, probs, se, settings, group = combined(files)
+    scoring = None  # the --test decisions: boards, labels, decision numbers
     if args.test:  # read before the fit: a bad file fails fast
-        decided = np.unique(combined(args.test)[4], return_counts=True)[1] > 1
-        if not decided.any():
+        test_boards, test_probs, _, _, test_group = combined(args.test)
+        if not (np.unique(test_group, return_counts=True)[1] > 1).any():
             raise FitError(f"{', '.join(args.test)}: no decision with two plays to test on")
+        scoring = (test_boards, test_probs, test_group)
     rows = trained_rows(evaluator, boards, args.net)
     if len(rows) < 2:
         raise FitError(
@@ -296,8 +290,8 @@ def fit(args: argparse.Namespace) -> int:
         out = out | {args.net: entry | {"model": weights}, key: source}
     checkpoint.save(args.out, out)
     print(f"epoch {best_epoch} kept (held-out {what} {best:.6f}) -> {args.out}")
-    if args.test:
-        scored = tested(args.checkpoint, str(args.out), args.test)
+    if scoring is not None:
+        scored = {"files": args.test} | tested(args.checkpoint, str(args.out), scoring)
         (b, bci), (a, aci), (d, dci) = scored["before"], scored["after"], scored["paired"]
         print(
             f"test, {scored['decisions']} decisions of {', '.join(args.test)}: the choices lose "
