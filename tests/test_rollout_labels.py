@@ -493,7 +493,8 @@ def test_a_copy_of_the_networks_file_elsewhere_goes_on_with_the_labels(files):
     assert rl.main(command(Path(copy), starts, out, "--trials", "4")) == 0
     after = rl.load(out)
     np.testing.assert_array_equal(after.probs, probs)
-    assert after.settings["checkpoint"] == str(nets)  # where its networks first were
+    assert after.settings["checkpoint"] == nets.name  # the name its networks first had
+    assert settings["checkpoint"] == nets.name and nets.name != str(nets)  # no directory recorded
 
 
 def test_search_labels_are_the_networks_own_values_of_the_same_decisions(files):

@@ -239,7 +239,9 @@ def label(args: argparse.Namespace) -> int:
     out = Path(args.out)
     checkpoint.read(args.checkpoint)  # a bad networks file is one line before anything is written
     settings = {
-        "checkpoint": str(args.checkpoint),
+        # the file's name, not its directory: a path is the machine's, and it travels into
+        # the networks fitted to these labels (NET_source); the contents are known by the digest
+        "checkpoint": Path(args.checkpoint).name,
         "checkpoint_sha256": file_digest(args.checkpoint),
         "kind": args.kind,
         "starts": args.starts,
@@ -271,7 +273,7 @@ def label(args: argparse.Namespace) -> int:
             raise LabelsError(
                 f"{out} was made with other settings ({'; '.join(diff)}): use them or another file"
             )
-        settings["checkpoint"] = saved["checkpoint"]  # the file records where its networks first were
+        settings["checkpoint"] = saved["checkpoint"]  # the file records the name its networks first had
         print(f"resuming {out}: {done} of {len(boards)} positions labelled", flush=True)
     else:
         boards = positions(args.checkpoint, args.kind, args.games, args.positions, args.seed, args.starts)
