@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> None:
             own.device,
             race=other.race,
             crashed=own.crashed,
+            crashed_off=own.crashed_off,
             bearoff=own.bearoff,
             race_lookahead=search,
         )

@@ -58,11 +58,12 @@ def read(path: str | Path) -> dict[str, Any]:
     return state
 
 
-PHASES = ("race", "crashed")
+PHASES = ("race", "crashed", "crashed_off")
 """The phase networks a checkpoint may hold besides its main one, each an entry of that name with the main
 network's keys: ``race`` values positions without contact, ``crashed`` gnubg's crashed positions
-(:func:`bgnet.pubeval.is_crashed`, never a race); the evaluator routes each position to the one whose class it
-is in, else to the main network."""
+(:func:`bgnet.pubeval.is_crashed`, never a race), ``crashed_off`` (only beside ``crashed``) those of them in
+which only the side off roll is crashed (:func:`bgnet.pubeval.crashed_sides`); the evaluator routes each
+position to the one whose class it is in, else to the main network."""
 
 
 def phase_network_from(

@@ -107,7 +107,7 @@ from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
 from bgnet.probabilities import flip as flip_probs
-from bgnet.pubeval import is_crashed, is_race
+from bgnet.pubeval import crashed_sides, is_race
 from bgnet.race import RaceLookahead, network_probabilities
 from bgnet.variants import ACEY_NONE, PIN, R_ACEY, VSLOTS, Variant, VariantGenerator, widen
 
@@ -690,7 +690,10 @@ class NetEvaluator(Evaluator):
     network instead; with ``crashed``, gnubg's crashed positions
     (:func:`bgnet.pubeval.is_crashed`, which are never races) go to the
     crashed network: the phase networks of strong engines
-    (:data:`bgnet.checkpoint.PHASES`).  The bearoff database, when given,
+    (:data:`bgnet.checkpoint.PHASES`).  With ``crashed_off`` as well, the
+    crashed positions in which only the side off roll is crashed
+    (:func:`bgnet.pubeval.crashed_sides`) go to that network instead: the
+    positions a search reaches after the crashed side's replies.  The bearoff database, when given,
     takes precedence over all of them where it is exact.
 
     ``probabilities(boards)`` and ``choose(batch, player)`` at their default
@@ -705,6 +708,7 @@ class NetEvaluator(Evaluator):
         *,
         race: tuple[RaceNet, Encoder] | None = None,
         crashed: tuple[RaceNet, Encoder] | None = None,
+        crashed_off: tuple[RaceNet, Encoder] | None = None,
         bearoff: BearoffDatabase | None = None,
         filters: Filters = DEFAULT_FILTERS,
         inner: Filters = INNER_FILTERS,
@@ -713,6 +717,8 @@ class NetEvaluator(Evaluator):
     ) -> None:
         if variant is not None and (race is not None or crashed is not None):
             raise ValueError(f"phase networks value backgammon boards, not {variant.label}'s")
+        if crashed_off is not None and crashed is None:
+            raise ValueError("a crashed_off network needs a crashed network beside it")
         if encoder.slots != (NUM_SLOTS if variant is None else VSLOTS):
             game = "backgammon" if variant is None else variant.label
             raise ValueError(f"encoder {encoder.name} reads {encoder.slots}-slot boards, not {game}'s")
@@ -721,6 +727,7 @@ class NetEvaluator(Evaluator):
         self.encoder = encoder
         self.race = race
         self.crashed = crashed
+        self.crashed_off = crashed_off
         self.device = torch.device(device)
         self._bufs: dict[str, np.ndarray] = {}
         self.race_lookahead: RaceLookahead | None = None
@@ -760,6 +767,11 @@ class NetEvaluator(Evaluator):
         checkpoint.check_encoder(variant, encoder, source)
         race = checkpoint.phase_network_from(state, "race", source)
         crashed = checkpoint.phase_network_from(state, "crashed", source)
+        crashed_off = checkpoint.phase_network_from(state, "crashed_off", source)
+        if crashed_off is not None and crashed is None:
+            raise checkpoint.CheckpointError(
+                f"{source}: its crashed_off network has no crashed network beside it"
+            )
         if variant is not None:
             if race is not None or crashed is not None:
                 raise checkpoint.CheckpointError(
@@ -767,7 +779,7 @@ class NetEvaluator(Evaluator):
                 )
             bearoff = False
         device = torch.device(device)
-        for net in (model, race and race[0], crashed and crashed[0]):
+        for net in (model, race and race[0], crashed and crashed[0], crashed_off and crashed_off[0]):
             if net is not None:
                 net.to(device).eval()
         if bearoff is True:
@@ -778,6 +790,7 @@ class NetEvaluator(Evaluator):
             device,
             race=race,
             crashed=crashed,
+            crashed_off=crashed_off,
             bearoff=bearoff or None,
             variant=variant,
             race_lookahead=race_lookahead,
@@ -785,12 +798,15 @@ class NetEvaluator(Evaluator):
         )
 
     def networks(self) -> dict[str, tuple[RaceNet, Encoder]]:
-        """The phase networks by name: ``main`` and, when present, ``race`` and ``crashed``, in that order."""
+        """The phase networks by name: ``main`` and, when present, ``race``, ``crashed`` and ``crashed_off``,
+        in that order."""
         nets: dict[str, tuple[RaceNet, Encoder]] = {"main": (self.model, self.encoder)}
         if self.race is not None:
             nets["race"] = self.race
         if self.crashed is not None:
             nets["crashed"] = self.crashed
+        if self.crashed_off is not None:
+            nets["crashed_off"] = self.crashed_off
         return nets
 
     def phases(self, boards: np.ndarray) -> np.ndarray:
@@ -804,7 +820,10 @@ class NetEvaluator(Evaluator):
         if self.race is not None:
             phases[race] = names.index("race")
         if self.crashed is not None:
-            phases[is_crashed(boards, race)] = names.index("crashed")
+            sides = crashed_sides(boards, race)
+            phases[sides.any(axis=1)] = names.index("crashed")
+            if self.crashed_off is not None:
+                phases[sides[:, 1] & ~sides[:, 0]] = names.index("crashed_off")
         return phases
 
     def inputs(self, boards: np.ndarray, encoder: Encoder | None = None) -> torch.Tensor:

@@ -74,6 +74,7 @@ __all__ = [
     "ALL_OFF_SCORE",
     "WC",
     "WR",
+    "crashed_sides",
     "is_crashed",
     "is_race",
     "pubeval_best",
@@ -248,7 +249,8 @@ def _crashed_side(in_play: int, ace: int, deuce: int) -> bool:
 
 @njit(cache=True)
 def _crashed_sides(b: np.ndarray, out: np.ndarray) -> None:
-    """``out[i]``: whether either side of board ``i`` is crashed (:func:`_crashed_side`)."""
+    """``out[i, 0]`` / ``out[i, 1]``: whether the side on roll / off roll of board ``i`` is crashed
+    (:func:`_crashed_side`)."""
     for i in range(b.shape[0]):
         ours = 0
         theirs = 0
@@ -257,10 +259,22 @@ def _crashed_sides(b: np.ndarray, out: np.ndarray) -> None:
                 ours += b[i, s]
             else:
                 theirs -= b[i, s]
-        ours_crashed = _crashed_side(ours, max(b[i, 1], 0), max(b[i, 2], 0))
-        out[i] = ours_crashed or _crashed_side(
-            theirs, max(-b[i, NUM_SLOTS - 2], 0), max(-b[i, NUM_SLOTS - 3], 0)
-        )
+        out[i, 0] = _crashed_side(ours, max(b[i, 1], 0), max(b[i, 2], 0))
+        out[i, 1] = _crashed_side(theirs, max(-b[i, NUM_SLOTS - 2], 0), max(-b[i, NUM_SLOTS - 3], 0))
+
+
+def crashed_sides(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
+    """``(N, 2)`` bools: whether the side on roll (column 0) and the side off roll (column 1) of each
+    board is crashed by gnubg's test of one side (:func:`is_crashed`), both False in races.  Takes
+    ``(N, 26)`` or ``(26,)`` boards (and, when known, their :func:`is_race`)."""
+    b = np.ascontiguousarray(_as_boards(boards), dtype=np.int8)
+    sides = np.empty((len(b), 2), dtype=np.bool_)
+    _crashed_sides(b, sides)
+    race = is_race(b) if race is None else np.asarray(race, dtype=bool)
+    if race.shape != (len(b),):
+        raise ValueError(f"race marks {race.shape} boards, not {(len(b),)}")
+    sides[race] = False
+    return sides
 
 
 def is_crashed(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray:
@@ -269,15 +283,9 @@ def is_crashed(boards: np.ndarray, race: np.ndarray | None = None) -> np.ndarray
     play with.  With ``n`` checkers in play, ``a`` on its ace point and ``d`` on its deuce point, a side
     is crashed when ``n <= 6``; or, with ``a >= 2``, when ``n - a <= 6`` or (``d >= 2``)
     ``n - a - d <= 5``; or, with ``a <= 1``, when ``n - d <= 5``.  gnubg values these positions with its
-    crashed network.  Symmetric in the two sides; takes ``(N, 26)`` or ``(26,)`` boards (and, when
-    known, their :func:`is_race`), returns ``(N,)`` bools."""
-    b = np.ascontiguousarray(_as_boards(boards), dtype=np.int8)
-    crashed = np.empty(len(b), dtype=np.bool_)
-    _crashed_sides(b, crashed)
-    race = is_race(b) if race is None else np.asarray(race, dtype=bool)
-    if race.shape != crashed.shape:
-        raise ValueError(f"race marks {race.shape} boards, not {crashed.shape}")
-    return crashed & ~race
+    crashed network.  Symmetric in the two sides (:func:`crashed_sides` tells them apart); takes
+    ``(N, 26)`` or ``(26,)`` boards (and, when known, their :func:`is_race`), returns ``(N,)`` bools."""
+    return np.asarray(crashed_sides(boards, race).any(axis=1))
 
 
 def race_before_move(positions: np.ndarray, steps: np.ndarray) -> np.ndarray:

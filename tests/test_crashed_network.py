@@ -12,7 +12,7 @@ from bgnet.encoding import EXTENDED, RACE, TESAURO_198
 from bgnet.evaluator import NetEvaluator
 from bgnet.network import ValueNet
 from bgnet.position import STARTING
-from bgnet.pubeval import is_crashed, is_race
+from bgnet.pubeval import crashed_sides, is_crashed, is_race
 from bgnet.variants import variant
 from bgnet_training import races
 from bgnet_training.config import make_config
@@ -54,6 +54,29 @@ def test_crashed_positions_go_to_the_crashed_network_races_to_the_race_one_and_t
     np.testing.assert_allclose(NetEvaluator(main, EXTENDED).probabilities(boards[:1], ply=1)[0, 0], 0.75)
     with pytest.raises(ValueError, match="phase networks value backgammon boards"):
         NetEvaluator(main, EXTENDED, crashed=crashed, variant=variant("portes"))
+
+
+def test_a_crashed_off_network_values_the_crashed_positions_whose_crashed_side_is_off_roll():
+    boards = np.concatenate([crashed_boards(), np.stack([STARTING.board, RACE_BOARD.board])])
+    both = pos({1: 9, 2: 2, 3: 2, 20: 2}, {1: 9, 2: 2, 3: 2, 20: 2}).board  # both sides crashed
+    boards = np.concatenate([boards, both[None]])
+    assert crashed_sides(boards).tolist() == [[True, False]] * 3 + [[False, True]] + [[False, False]] * 2 + [
+        [True, True]
+    ]
+    main = Marker(EXTENDED.width, 0.25)
+    race, crashed = (Marker(RACE.width, 0.75), RACE), (Marker(EXTENDED.width, 0.5), EXTENDED)
+    off = (Marker(EXTENDED.width, 0.125), EXTENDED)
+    ev = NetEvaluator(main, EXTENDED, race=race, crashed=crashed, crashed_off=off)
+    assert list(ev.networks()) == ["main", "race", "crashed", "crashed_off"]
+    # the fourth board's crashed side is the one off roll; where both are, the crashed network values it
+    assert ev.phases(boards).tolist() == [2, 2, 2, 3, 0, 1, 2]
+    np.testing.assert_allclose(ev.probabilities(boards)[:, 0], [0.5] * 3 + [0.125, 0.25, 0.75, 0.5])
+    # at 1-ply the crashed side's own plays leave it off roll (the crashed_off network values them), its
+    # opponent's leave it on roll (the crashed network)
+    np.testing.assert_allclose(ev.probabilities(boards[:1], ply=1)[0, 0], 1 - 0.125)
+    np.testing.assert_allclose(ev.probabilities(boards[3:4], ply=1)[0, 0], 1 - 0.5)
+    with pytest.raises(ValueError, match="a crashed_off network needs a crashed network"):
+        NetEvaluator(main, EXTENDED, race=race, crashed_off=off)
 
 
 def test_a_checkpoint_names_a_bad_crashed_entry(tmp_path):
@@ -185,14 +208,75 @@ def test_a_shipped_crashed_ensemble_averages_the_crashed_network_with_other_main
         )
 
 
-def test_the_shipped_networks_route_crashed_positions_to_their_crashed_network():
+def test_a_shipped_crashed_off_network_is_another_files_crashed_one_and_is_kept_when_shipped_again(
+    tmp_path, capsys
+):
+    from bgnet_training.ship import main as ship
+
+    first = Trainer(make_config(dict(TINY, crashed_hidden=(8,))), tmp_path, progress=False)
+    first.run()
+    other = Trainer(
+        make_config(dict(TINY, name="other", seed=5, crashed_hidden=(8,))), tmp_path, progress=False
+    )
+    other.run()
+    out = tmp_path / "shipped.pt"
+    assert (
+        ship([str(first.latest_checkpoint()), str(out), "--crashed-off", str(other.latest_checkpoint())]) == 0
+    )
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    assert list(shipped.networks()) == ["main", "race", "crashed", "crashed_off"]
+    boards = np.concatenate([crashed_boards(), np.stack([STARTING.board, RACE_BOARD.board])])
+    own, theirs = first.evaluator.probabilities(boards), other.evaluator.probabilities(boards)
+    assert not np.allclose(own[3], theirs[3], atol=1e-4)
+    # the board whose crashed side is off roll by the other run's crashed network, the rest as the source's
+    want = np.concatenate([own[:3], theirs[3:4], own[4:]])
+    np.testing.assert_allclose(shipped.probabilities(boards), want, atol=1e-6)
+    assert checkpoint.read(out)["crashed_off_source"]["run"] == "other"
+    # shipped again from the file: its crashed_off network is taken, not its crashed one
+    again = tmp_path / "again.pt"
+    assert ship([str(first.latest_checkpoint()), str(again), "--crashed-off", str(out)]) == 0
+    np.testing.assert_allclose(
+        NetEvaluator.from_checkpoint(again, bearoff=False).probabilities(boards), want, atol=1e-6
+    )
+    # given twice: their ensemble, the mean of the two crashed networks' probabilities
+    mean = tmp_path / "mean.pt"
+    argv = [str(first.latest_checkpoint()), str(mean), "--crashed-off", str(first.latest_checkpoint())]
+    assert ship([*argv, "--crashed-off", str(out)]) == 0
+    averaged = NetEvaluator.from_checkpoint(mean, bearoff=False).probabilities(boards)
+    np.testing.assert_allclose(averaged[3], (own[3] + theirs[3]) / 2, atol=1e-6)
+    np.testing.assert_allclose(np.delete(averaged, 3, axis=0), np.delete(want, 3, axis=0), atol=1e-6)
+    entry = checkpoint.read(mean)["crashed_off"]
+    assert [m["run"] for m in entry["ensemble_sources"]] == ["tiny", "other"]
+    # a file without a crashed network lends none; a crashed_off network needs a crashed one: one line each
+    plain = Trainer(make_config(dict(TINY, name="plain")), tmp_path, progress=False)
+    plain.run()
+    capsys.readouterr()
+    assert (
+        ship([str(first.latest_checkpoint()), str(again), "--crashed-off", str(plain.latest_checkpoint())])
+        == 2
+    )
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "has no crashed network" in err
+    assert ship([str(plain.latest_checkpoint()), str(again), "--crashed-off", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a crashed_off network needs a crashed network" in err
+    lone = checkpoint.save(tmp_path / "lone.pt", checkpoint.read(out) | {"crashed": None})
+    with pytest.raises(checkpoint.CheckpointError, match="crashed_off network has no crashed network"):
+        NetEvaluator.from_checkpoint(lone, bearoff=False)
+
+
+def test_the_shipped_networks_route_crashed_positions_to_their_crashed_networks():
     ev = NetEvaluator.from_checkpoint()
-    assert list(ev.networks()) == ["main", "race", "crashed"]
-    boards = crashed_boards()
-    assert (ev.phases(boards) == 2).all()
+    assert list(ev.networks()) == ["main", "race", "crashed", "crashed_off"]
+    boards = crashed_boards()  # the last one's crashed side is off roll
+    assert ev.phases(boards).tolist() == [2, 2, 2, 3]
     model, encoder = ev.crashed
+    off, off_encoder = ev.crashed_off
     with torch.no_grad():
         want = model(torch.from_numpy(encoder.encode(boards))).numpy()
+        want[3] = off(torch.from_numpy(off_encoder.encode(boards[3:]))).numpy()[0]
+        own = model(torch.from_numpy(encoder.encode(boards[3:]))).numpy()[0]
+        assert not np.allclose(own, want[3], atol=1e-3)
     np.testing.assert_allclose(ev.probabilities(boards), want, atol=1e-6)
     main, main_encoder = ev.networks()["main"]
     with torch.no_grad():

@@ -27,6 +27,7 @@ from bgnet.pubeval import (
     ALL_OFF_SCORE,
     WC,
     WR,
+    crashed_sides,
     is_crashed,
     is_race,
     pubeval_best,
@@ -198,7 +199,11 @@ def test_a_crashed_side_by_hand():
     def crashed(ours: dict[int, int], them: dict[int, int] = theirs) -> bool:
         board = pos(ours, them).board
         assert bool(is_crashed(board)[0]) == bool(is_crashed(flip(board))[0])
-        return bool(is_crashed(board)[0])
+        # the side crashed is ours, on roll; seen from the other side it is the side off roll
+        on, off = crashed_sides(board)[0]
+        assert not off and list(crashed_sides(flip(board))[0]) == [False, on]
+        assert on == bool(is_crashed(board)[0])
+        return bool(on)
 
     assert crashed({2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 8: 1})  # six in play
     assert not crashed({2: 1, 3: 1, 4: 1, 5: 1, 6: 2, 8: 1})  # seven
@@ -209,7 +214,7 @@ def test_a_crashed_side_by_hand():
     assert not crashed({2: 2, 6: 4, 8: 2})  # 8 - 2 = 6
     # the same checkers once contact is broken: a race, never crashed
     board = pos({1: 2, 2: 2, 6: 2, 8: 3}, {9: 2, 6: 13}).board
-    assert is_race(board)[0] and not is_crashed(board)[0]
+    assert is_race(board)[0] and not is_crashed(board)[0] and not crashed_sides(board).any()
 
 
 def test_race_before_move_equals_race_of_the_input():

@@ -686,3 +686,22 @@ def test_a_fit_is_scored_by_its_choices_on_decisions_of_other_files_before_and_a
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no decision with two plays to test on" in err
     assert not (tmp / "none.pt").exists()
+
+
+def test_the_device_is_checked_before_anything_is_written_and_cpu_labels_as_the_default(files, capsys):
+    tmp, nets, starts = files
+    default, on_cpu = tmp / "default.npz", tmp / "cpu.npz"
+    args = ("--trials", "4", "--plays", "3", "--search", "1")
+    assert rl.main(command(nets, starts, default, *args)) == 0
+    assert rl.main(command(nets, starts, on_cpu, *args, "--device", "cpu")) == 0
+    np.testing.assert_array_equal(rl.load(default).probs, rl.load(on_cpu).probs)
+    capsys.readouterr()
+    bad = tmp / "bad.npz"
+    assert rl.main(command(nets, starts, bad, *args, "--device", "gpu")) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--device must be cpu, cuda or cuda:N, not 'gpu'" in err
+    if not torch.cuda.is_available():
+        assert rl.main(command(nets, starts, bad, *args, "--device", "cuda:0")) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "CUDA is not available" in err
+    assert not bad.exists()

@@ -4,8 +4,8 @@
         checkpoints/crashed-rollouts.npz OUT.pt --net crashed --epochs 8 --lr 3e-5
 
 reads the labelled positions of a ``bgnet_training.rollout_labels`` file,
-keeps those the network ``--net`` values (``main`` or ``crashed``:
-the evaluator's routing, outside the bearoff database), holds out
+keeps those the network ``--net`` values (``main``, ``crashed`` or
+``crashed_off``: the evaluator's routing, outside the bearoff database), holds out
 ``--holdout`` of them (drawn with ``--seed``), and regresses the network's 5
 probabilities on the labels (mean squared error, Adam, minibatches: a
 training run's own pass, ``bgnet_training.train.fit``) from its weights in
@@ -67,7 +67,7 @@ from .rollout_labels import load
 MEQ = 1000.0  # equity printed in thousandths
 
 
-NETS = ("main", "crashed")
+NETS = ("main", "crashed", "crashed_off")
 
 
 class FitError(BgnetError):

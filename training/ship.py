@@ -5,6 +5,7 @@
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed CRASHED.pt   # the crashed network of one
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --ensemble OTHER.pt   # main networks averaged
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed C.pt --crashed-ensemble OTHER.pt
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed-off MAIN.pt --crashed-off OTHER.pt
 
 The result loads everywhere a checkpoint does (``NetEvaluator.from_checkpoint``,
 ``--checkpoint``); it is about half the size of the training checkpoint.  With
@@ -22,7 +23,14 @@ grown to it with zero weights on the added inputs, which keeps its values).
 mean of its probabilities and each other file's **main** network's (a main
 network good at crashed positions, such as one refined on its own 1-ply
 values, joins the crashed network that routing sends them to).  Ensembles are
-evaluated, never trained.
+evaluated, never trained.  ``--crashed-off`` adds a second crashed network,
+``crashed_off``, for the crashed positions in which only the side off roll is
+crashed (:data:`bgnet.checkpoint.PHASES`): that file's ``crashed_off``
+network where it has one, else its crashed network (its run under
+``crashed_off_source``); given more than once, the ensemble of those
+networks (their runs under the entry's ``ensemble_sources``).  Self-play runs
+train no ``crashed_off`` network and do not carry one from the file they
+start from.
 """
 
 from __future__ import annotations
@@ -86,19 +94,61 @@ def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
     checkpoint.network_from(out, "the shipped state")
     for name in checkpoint.PHASES:
         checkpoint.phase_network_from(out, name, "the shipped state")
+    if out.get("crashed_off") is not None and out.get("crashed") is None:
+        raise checkpoint.CheckpointError(
+            "a crashed_off network needs a crashed network beside it (give --crashed)"
+        )
     return out
 
 
 def with_phase(state: dict[str, Any], name: str, other: dict[str, Any], source: str) -> dict[str, Any]:
-    """``state`` with the phase network ``name`` (``race``, ``crashed``) of ``other`` (a checkpoint dict
-    read from ``source``), its run noted under ``NAME_source``."""
-    net = other.get(name)
+    """``state`` with the phase network ``name`` (``race``, ``crashed``, ``crashed_off``) of ``other`` (a
+    checkpoint dict read from ``source``; for ``crashed_off``, its crashed network where it has no
+    ``crashed_off`` one), its run noted under ``NAME_source``."""
+    taken = name
+    if name == "crashed_off" and other.get(name) is None:
+        taken = "crashed"  # a file's crashed network serves as another's off-roll one
+    net = other.get(taken)
     if not isinstance(net, dict):
-        raise checkpoint.CheckpointError(f"{source}: has no {name} network")
-    key = f"{name}_source"
-    if isinstance(other.get(key), dict):  # made apart from the run (bgnet_training.onesided)
-        return state | {name: net, key: other[key]}
+        raise checkpoint.CheckpointError(f"{source}: has no {taken} network")
+    key, theirs = f"{name}_source", f"{taken}_source"
+    if isinstance(other.get(theirs), dict):  # made apart from the run (bgnet_training.onesided)
+        return state | {name: net, key: other[theirs]}
     return state | {name: net, key: provenance(other)}
+
+
+def with_crashed_off(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """``state`` with the ``crashed_off`` network of each of ``others`` (checkpoint dicts and where they
+    were read; :func:`with_phase`), their ensemble where there are several: the members' runs listed under
+    the entry's ``ensemble_sources``, the first file's run under ``crashed_off_source``."""
+    taken = [with_phase({}, "crashed_off", other, source) for other, source in others]
+    if len(taken) == 1:
+        return state | taken[0]
+    found = [
+        checkpoint.phase_network_from(one, "crashed_off", source)
+        for one, (_, source) in zip(taken, others, strict=True)
+    ]
+    nets: list[MainNet] = []
+    for net, (_, source) in zip(found, others, strict=True):
+        assert net is not None and not isinstance(net[0], OneSidedRaceNet)  # only race networks are one-sided
+        first = found[0]
+        assert first is not None
+        if net[1].name != first[1].name:
+            raise checkpoint.CheckpointError(
+                f"{source}: its network reads encoder {net[1].name}, {others[0][1]}'s {first[1].name}: "
+                "an ensemble's members read the same inputs"
+            )
+        nets.append(net[0])
+    ensemble = EnsembleNet.of(nets)
+    members = [
+        member
+        for one in taken
+        for member in one["crashed_off"].get("ensemble_sources")
+        or [one["crashed_off_source"] | {"averaged": one["crashed_off"].get("averaged")}]
+    ]
+    kept = {k: v for k, v in taken[0]["crashed_off"].items() if k not in ("model", "shape", "averaged")}
+    entry = kept | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": members}
+    return state | {"crashed_off": entry, "crashed_off_source": taken[0]["crashed_off_source"]}
 
 
 def provenance(state: dict[str, Any]) -> dict[str, Any]:
@@ -184,6 +234,15 @@ def main(argv: list[str] | None = None) -> int:
         "--crashed", type=Path, metavar="FILE", help="take the crashed network from this checkpoint"
     )
     ap.add_argument(
+        "--crashed-off",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="take this checkpoint's crashed_off network (else its crashed network) for the crashed "
+        "positions in which only the side off roll is crashed (repeatable: their ensemble)",
+    )
+    ap.add_argument(
         "--ensemble",
         type=Path,
         action="append",
@@ -218,10 +277,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         state = pick(args.source)
-        for name in checkpoint.PHASES:
+        for name in ("race", "crashed"):
             path = getattr(args, name)
             if path is not None:
                 state = with_phase(state, name, pick(path), str(path))
+        if args.crashed_off:
+            state = with_crashed_off(state, [(pick(p), str(p)) for p in args.crashed_off])
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         if args.crashed_ensemble:

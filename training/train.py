@@ -130,6 +130,7 @@ def low_precision(evaluator: NetEvaluator, dtype: torch.dtype) -> NetEvaluator |
         evaluator.device,
         race=evaluator.race,
         crashed=evaluator.crashed,
+        crashed_off=evaluator.crashed_off,
         bearoff=evaluator.bearoff,
         variant=evaluator.variant,
         race_lookahead=evaluator.race_lookahead is not None,
