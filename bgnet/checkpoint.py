@@ -77,6 +77,8 @@ def phase_network_from(
         return None
     if not isinstance(entry, dict):
         raise CheckpointError(f"{source}: its {name} network entry is not a network description")
+    if name == "crashed_off" and state.get("crashed") is None:
+        raise CheckpointError(f"{source}: its crashed_off network has no crashed network beside it")
     return _network_from(entry, f"{source} ({name} network)", race=name == "race")
 
 

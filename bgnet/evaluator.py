@@ -768,10 +768,6 @@ class NetEvaluator(Evaluator):
         race = checkpoint.phase_network_from(state, "race", source)
         crashed = checkpoint.phase_network_from(state, "crashed", source)
         crashed_off = checkpoint.phase_network_from(state, "crashed_off", source)
-        if crashed_off is not None and crashed is None:
-            raise checkpoint.CheckpointError(
-                f"{source}: its crashed_off network has no crashed network beside it"
-            )
         if variant is not None:
             if race is not None or crashed is not None:
                 raise checkpoint.CheckpointError(

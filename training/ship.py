@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,23 +92,21 @@ def shipped_state(state: dict[str, Any]) -> dict[str, Any]:
     for name in checkpoint.PHASES:
         if isinstance(out.get(name), dict):
             out[name] = {k: v for k, v in out[name].items() if k not in TRAINING_ONLY}
-    checkpoint.network_from(out, "the shipped state")
-    for name in checkpoint.PHASES:
-        checkpoint.phase_network_from(out, name, "the shipped state")
-    if out.get("crashed_off") is not None and out.get("crashed") is None:
+    if out.get("crashed_off") is not None and out.get("crashed") is None:  # (what to give, before the check)
         raise checkpoint.CheckpointError(
             "a crashed_off network needs a crashed network beside it (give --crashed)"
         )
+    checkpoint.network_from(out, "the shipped state")
+    for name in checkpoint.PHASES:
+        checkpoint.phase_network_from(out, name, "the shipped state")
     return out
 
 
 def with_phase(state: dict[str, Any], name: str, other: dict[str, Any], source: str) -> dict[str, Any]:
     """``state`` with the phase network ``name`` (``race``, ``crashed``, ``crashed_off``) of ``other`` (a
-    checkpoint dict read from ``source``; for ``crashed_off``, its crashed network where it has no
-    ``crashed_off`` one), its run noted under ``NAME_source``."""
-    taken = name
-    if name == "crashed_off" and other.get(name) is None:
-        taken = "crashed"  # a file's crashed network serves as another's off-roll one
+    checkpoint dict read from ``source``; for ``crashed_off``, :func:`off_roll_entry`'s), its run noted
+    under ``NAME_source``."""
+    taken = off_roll_entry(other) if name == "crashed_off" else name
     net = other.get(taken)
     if not isinstance(net, dict):
         raise checkpoint.CheckpointError(f"{source}: has no {taken} network")
@@ -117,38 +116,56 @@ def with_phase(state: dict[str, Any], name: str, other: dict[str, Any], source: 
     return state | {name: net, key: provenance(other)}
 
 
+def off_roll_entry(other: dict[str, Any]) -> str:
+    """The network of a checkpoint dict that ``--crashed-off`` takes: its ``crashed_off`` network, else its
+    crashed network (a file's crashed network serves as another's off-roll one)."""
+    return "crashed_off" if other.get("crashed_off") is not None else "crashed"
+
+
+def off_roll_network(other: dict[str, Any], source: str) -> tuple[MainNet, Encoder]:
+    """:func:`off_roll_entry`'s network of a checkpoint dict read from ``source``."""
+    found = checkpoint.phase_network_from(other, off_roll_entry(other), source)
+    if found is None:
+        raise checkpoint.CheckpointError(f"{source}: has no crashed network")
+    model, encoder = found
+    assert not isinstance(model, OneSidedRaceNet)  # phase_network_from allows it only as a race network
+    return model, encoder
+
+
 def with_crashed_off(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
     """``state`` with the ``crashed_off`` network of each of ``others`` (checkpoint dicts and where they
     were read; :func:`with_phase`), their ensemble where there are several: the members' runs listed under
     the entry's ``ensemble_sources``, the first file's run under ``crashed_off_source``."""
-    taken = [with_phase({}, "crashed_off", other, source) for other, source in others]
-    if len(taken) == 1:
-        return state | taken[0]
-    found = [
-        checkpoint.phase_network_from(one, "crashed_off", source)
-        for one, (_, source) in zip(taken, others, strict=True)
-    ]
-    nets: list[MainNet] = []
-    for net, (_, source) in zip(found, others, strict=True):
-        assert net is not None and not isinstance(net[0], OneSidedRaceNet)  # only race networks are one-sided
-        first = found[0]
-        assert first is not None
-        if net[1].name != first[1].name:
-            raise checkpoint.CheckpointError(
-                f"{source}: its network reads encoder {net[1].name}, {others[0][1]}'s {first[1].name}: "
-                "an ensemble's members read the same inputs"
-            )
-        nets.append(net[0])
-    ensemble = EnsembleNet.of(nets)
-    members = [
+    (first, source), rest = others[0], others[1:]
+    out = with_phase(state, "crashed_off", first, source)
+    if not rest:
+        return out
+    model, encoder = off_roll_network(first, source)
+    game = checkpoint.variant_label(first)
+    ensemble = ensemble_of(model, encoder, game, rest, network=off_roll_network, what="crashed network")
+    sources = [
         member
-        for one in taken
-        for member in one["crashed_off"].get("ensemble_sources")
-        or [one["crashed_off_source"] | {"averaged": one["crashed_off"].get("averaged")}]
+        for other, where in others
+        for member in member_sources(with_phase({}, "crashed_off", other, where), "crashed_off")
     ]
-    kept = {k: v for k, v in taken[0]["crashed_off"].items() if k not in ("model", "shape", "averaged")}
-    entry = kept | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": members}
-    return state | {"crashed_off": entry, "crashed_off_source": taken[0]["crashed_off_source"]}
+    return out | {"crashed_off": ensemble_entry(out["crashed_off"], ensemble, sources)}
+
+
+def member_sources(state: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """Where the phase network ``name`` of a checkpoint dict comes from, as an ensemble lists its members:
+    its own ``ensemble_sources`` when it is an ensemble, else its ``NAME_source`` (or the dict's run) with
+    its weight average's note."""
+    entry = state[name]
+    own = state.get(f"{name}_source") or provenance(state)
+    return list(entry.get("ensemble_sources") or [own | {"averaged": entry.get("averaged")}])
+
+
+def ensemble_entry(
+    entry: dict[str, Any], ensemble: EnsembleNet, sources: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A phase network's entry with its network replaced by ``ensemble`` of the members ``sources``."""
+    kept = {k: v for k, v in entry.items() if k not in ("model", "shape", "averaged")}
+    return kept | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": sources}
 
 
 def provenance(state: dict[str, Any]) -> dict[str, Any]:
@@ -179,35 +196,34 @@ def ensembled_crashed(state: dict[str, Any], others: list[tuple[dict[str, Any], 
     model, encoder = found
     assert not isinstance(model, OneSidedRaceNet)  # phase_network_from allows it only as a race network
     ensemble = ensemble_of(model, encoder, checkpoint.variant_label(state), others)
-    entry = state["crashed"]
-    own = entry.get("ensemble_sources") or [
-        (state.get("crashed_source") or provenance(state)) | {"averaged": entry.get("averaged")}
-    ]
     members = [p for other, _ in others for p in provenance_of_members(other)]
-    kept = {k: v for k, v in entry.items() if k not in ("model", "shape", "averaged")}
-    return state | {
-        "crashed": kept
-        | {"shape": ensemble.shape, "model": ensemble.state_dict(), "ensemble_sources": own + members}
-    }
+    sources = member_sources(state, "crashed") + members
+    return state | {"crashed": ensemble_entry(state["crashed"], ensemble, sources)}
 
 
 def ensemble_of(
-    model: MainNet, encoder: Encoder, game: str, others: list[tuple[dict[str, Any], str]]
+    model: MainNet,
+    encoder: Encoder,
+    game: str,
+    others: list[tuple[dict[str, Any], str]],
+    network: Callable[[dict[str, Any], str], tuple[MainNet, Encoder]] = checkpoint.network_from,
+    what: str = "main network",
 ) -> EnsembleNet:
-    """The ensemble of ``model`` (reading ``encoder``, playing ``game``) and the main network of each of
-    ``others``; a member whose encoder ``encoder`` extends is grown to it (zero weights on the new inputs)."""
+    """The ensemble of ``model`` (reading ``encoder``, playing ``game``) and the ``what`` of each of
+    ``others`` (``network`` of it: the main network unless said); a member whose encoder ``encoder`` extends
+    is grown to it (zero weights on the new inputs)."""
     nets: list[MainNet] = [model]
     for other, source in others:
         their_game = checkpoint.variant_label(other)
         if their_game != game:
             raise checkpoint.CheckpointError(f"{source} plays {their_game}; the source plays {game}")
-        theirs, their_encoder = checkpoint.network_from(other, source)
+        theirs, their_encoder = network(other, source)
         if their_encoder.name == encoder.name:
             nets.append(theirs)
             continue
         if encoder.extends != their_encoder.name:
             raise checkpoint.CheckpointError(
-                f"{source}: its main network reads encoder {their_encoder.name}, the source's "
+                f"{source}: its {what} reads encoder {their_encoder.name}, the source's "
                 f"{encoder.name}, which does not extend it"
             )
         for member in theirs.nets if isinstance(theirs, EnsembleNet) else [theirs]:
