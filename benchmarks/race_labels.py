@@ -53,16 +53,7 @@ def run(args: argparse.Namespace) -> None:
         raise SystemExit(f"race_labels.py: {args.race} has no race network")
 
     def with_race(search: bool) -> NetEvaluator:
-        return NetEvaluator(
-            own.model,
-            own.encoder,
-            own.device,
-            race=other.race,
-            crashed=own.crashed,
-            crashed_off=own.crashed_off,
-            bearoff=own.bearoff,
-            race_lookahead=search,
-        )
+        return own.replaced(race=other.race, race_lookahead=search)
 
     engine, choose = selfplay(cfg, own, args.games, np.random.default_rng(args.seed))
     games: list = []

@@ -91,7 +91,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol, overload
+from typing import Any, Literal, Protocol, overload
 
 import numpy as np
 import torch
@@ -792,6 +792,30 @@ class NetEvaluator(Evaluator):
             race_lookahead=race_lookahead,
             **kwargs,
         )
+
+    def replaced(self, **changes: Any) -> NetEvaluator:
+        """A new evaluator with this one's networks, database, filters and settings but for ``changes``
+        (any of the constructor's arguments, by name): the one place that copies an evaluator, so a
+        field added to the constructor is copied everywhere (a copy that missed ``crashed_off`` would
+        route those positions to the crashed network without a word)."""
+        fields: dict[str, Any] = {
+            "model": self.model,
+            "encoder": self.encoder,
+            "device": self.device,
+            "race": self.race,
+            "crashed": self.crashed,
+            "crashed_off": self.crashed_off,
+            "bearoff": self.bearoff,
+            "filters": self.filters,
+            "inner": self.inner,
+            "variant": self.variant,
+            "race_lookahead": self.race_lookahead is not None,
+        }
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise TypeError(f"NetEvaluator has no field {', '.join(sorted(unknown))}")
+        fields.update(changes)
+        return NetEvaluator(**fields)
 
     def networks(self) -> dict[str, tuple[RaceNet, Encoder]]:
         """The phase networks by name: ``main`` and, when present, ``race``, ``crashed`` and ``crashed_off``,

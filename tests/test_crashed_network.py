@@ -79,6 +79,40 @@ def test_a_crashed_off_network_values_the_crashed_positions_whose_crashed_side_i
         NetEvaluator(main, EXTENDED, race=race, crashed_off=off)
 
 
+def test_a_replaced_evaluator_keeps_every_network_and_setting_but_the_ones_changed():
+    import inspect
+
+    from bgnet.evaluator import INNER_FILTERS
+    from bgnet_training.train import low_precision
+
+    boards = np.concatenate([crashed_boards(), np.stack([STARTING.board, RACE_BOARD.board])])
+    main = Marker(EXTENDED.width, 0.25)
+    race, crashed = (Marker(RACE.width, 0.75), RACE), (Marker(EXTENDED.width, 0.5), EXTENDED)
+    off = (Marker(EXTENDED.width, 0.125), EXTENDED)
+    filters = ((4, 0.08),)
+    ev = NetEvaluator(main, EXTENDED, race=race, crashed=crashed, crashed_off=off, filters=filters)
+    copy = ev.replaced()
+    for name in inspect.signature(NetEvaluator).parameters:  # a constructor field the copy drops fails here
+        mine = getattr(ev, name)
+        theirs = getattr(copy, name)
+        if name == "race_lookahead":  # rebuilt from the race network, not shared
+            assert (theirs is None) == (mine is None), name
+        else:
+            assert theirs is mine or theirs == mine, name
+    assert copy.filters == filters and copy.inner == tuple(INNER_FILTERS)
+    np.testing.assert_allclose(copy.probabilities(boards), ev.probabilities(boards))
+    other = (Marker(RACE.width, 0.625), RACE)
+    swapped = ev.replaced(race=other)
+    np.testing.assert_allclose(swapped.probabilities(boards)[:, 0], [0.5] * 3 + [0.125, 0.25, 0.625])
+    # the bfloat16 screen of self-play and of screened labels is such a copy: its crashed_off network kept
+    net = NetEvaluator(ValueNet(EXTENDED.width, (8,)), EXTENDED, crashed=crashed, crashed_off=off)
+    screen = low_precision(net, torch.bfloat16)
+    assert screen is not None and screen.crashed_off is off
+    assert next(screen.model.parameters()).dtype == torch.bfloat16
+    with pytest.raises(TypeError, match="no field colour"):
+        ev.replaced(colour=1)
+
+
 def test_a_checkpoint_names_a_bad_crashed_entry(tmp_path):
     trainer = Trainer(make_config(dict(TINY, crashed_hidden=(8,))), tmp_path, progress=False)
     state = trainer.checkpoint_state()

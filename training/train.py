@@ -124,17 +124,7 @@ def low_precision(evaluator: NetEvaluator, dtype: torch.dtype) -> NetEvaluator |
     model = evaluator.model
     if not isinstance(model, ValueNet):
         raise ValueError("a low-precision copy is of one value network, not an ensemble")
-    return NetEvaluator(
-        model.cast_copy(dtype),
-        evaluator.encoder,
-        evaluator.device,
-        race=evaluator.race,
-        crashed=evaluator.crashed,
-        crashed_off=evaluator.crashed_off,
-        bearoff=evaluator.bearoff,
-        variant=evaluator.variant,
-        race_lookahead=evaluator.race_lookahead is not None,
-    )
+    return evaluator.replaced(model=model.cast_copy(dtype))
 
 
 class SelfPlayChooser:
