@@ -9,10 +9,11 @@ measure (and, with ``--json FILE``, writes them all):
 
 * the 300-position benchmark sample of gnubg's files (contact, crashed,
   race), 0-ply, paired against ``--against`` (default: the shipped network);
-* the larger sets, wildbg's position lists and the crashed positions of
-  ``benchmarks/data/crashed-positions.txt`` labelled by gnubg-nn at 2-ply
-  (``bgnet bench label ... --ply 2 --rolls 2 --seed 1``: about 15, 2 and
-  4 CPU-minutes, done once and kept in ``--labels``), paired the same way;
+* the larger sets, wildbg's position lists, the crashed positions of
+  ``benchmarks/data/crashed-positions.txt`` and the contact positions of
+  ``benchmarks/data/contact-positions-s11.txt`` labelled by gnubg-nn at 2-ply
+  (``bgnet bench label ... --ply 2 --rolls 2 --seed 1``: about 15, 2, 4 and
+  35 CPU-minutes, done once and kept in ``--labels``), paired the same way;
 * unless ``--no-play``: ``--games`` cubeless games against gnubg 0-ply (seed
   2), head to head against ``--against`` (seed 11) and against pubeval (seed
   1), each with duplicate dice, two processes, and luck-adjusted by stage 1's
@@ -55,6 +56,10 @@ def bench(*args: str) -> dict:
 
 CRASHED = ROOT / "benchmarks" / "data" / "crashed-positions.txt"
 """1,000 crashed positions of the shipped network's self-play (``benchmarks/crashed_positions.py``)."""
+
+CONTACT = ROOT / "benchmarks" / "data" / "contact-positions-s11.txt"
+"""4,000 contact positions, neither race nor crashed, of stage 23's self-play
+(``benchmarks/crashed_positions.py --kind contact``): the self-play contact set."""
 
 
 def labelled(labels: Path, name: str, source: Path | None = None) -> Path:
@@ -139,6 +144,9 @@ def main() -> None:
         "contact": decisions("larger contact set", [labelled(args.labels, "contact")], cand, old),
         "race": decisions("larger race set", [labelled(args.labels, "race")], cand, old),
         "crashed": decisions("larger crashed set", [labelled(args.labels, "crashed", CRASHED)], cand, old),
+        "selfplay": decisions(
+            "self-play contact set", [labelled(args.labels, "contact-selfplay", CONTACT)], cand, old
+        ),
     }
     if not args.no_play:
         me = f"bgnet:checkpoint={cand}"
