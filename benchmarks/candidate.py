@@ -13,7 +13,7 @@ measure (and, with ``--json FILE``, writes them all):
   ``benchmarks/data/crashed-positions.txt`` and the contact positions of
   ``benchmarks/data/contact-positions-s11.txt`` labelled by gnubg-nn at 2-ply
   (``bgnet bench label ... --ply 2 --rolls 2 --seed 1``: about 15, 2, 4 and
-  35 CPU-minutes, done once and kept in ``--labels``), paired the same way;
+  28 CPU-minutes, done once and kept in ``--labels``), paired the same way;
 * unless ``--no-play``: ``--games`` cubeless games against gnubg 0-ply (seed
   2), head to head against ``--against`` (seed 11) and against pubeval (seed
   1), each with duplicate dice, two processes, and luck-adjusted by stage 1's
@@ -59,7 +59,7 @@ CRASHED = ROOT / "benchmarks" / "data" / "crashed-positions.txt"
 
 CONTACT = ROOT / "benchmarks" / "data" / "contact-positions-s11.txt"
 """4,000 contact positions, neither race nor crashed, of stage 23's self-play
-(``benchmarks/crashed_positions.py --kind contact``): the self-play contact set."""
+(``benchmarks/crashed_positions.py --kind contact --checkpoint S23.pt``): the self-play contact set."""
 
 
 def labelled(labels: Path, name: str, source: Path | None = None) -> Path:

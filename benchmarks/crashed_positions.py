@@ -17,7 +17,7 @@ instead.  The positions are bgnet's; gnubg only labels them, to measure.
 
     .venv/bin/python benchmarks/crashed_positions.py --out benchmarks/data/crashed-positions.txt
     .venv/bin/python benchmarks/crashed_positions.py --kind contact --positions 4000 --seed 11 \
-        --out benchmarks/data/contact-positions-s11.txt
+        --checkpoint S23.pt --out benchmarks/data/contact-positions-s11.txt   # S23.pt: git show ca4c1e0:...
 """
 
 from __future__ import annotations
