@@ -30,14 +30,8 @@ import numpy as np
 
 from bgnet.evaluator import NetEvaluator
 from bgnet.formats import position_ids
-from bgnet.pubeval import is_crashed, is_race
-from bgnet_training.races import harvest
-
-
-def main_network_positions(boards: np.ndarray) -> np.ndarray:
-    """Contact positions that are not crashed: those the main network values."""
-    race = is_race(boards)
-    return ~race & ~is_crashed(boards, race)
+from bgnet.pubeval import is_crashed
+from bgnet_training.races import harvest, is_contact
 
 
 def main() -> None:
@@ -51,7 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     ev = NetEvaluator.from_checkpoint(args.checkpoint)
     rng = np.random.default_rng(args.seed)
-    where = is_crashed if args.kind == "crashed" else main_network_positions
+    where = is_crashed if args.kind == "crashed" else is_contact
     found = harvest(ev.chooser(0), args.games, rng, every=True, where=where)
     ids = list(dict.fromkeys(position_ids(found)))  # distinct, in the order the games reached them
     picked = [ids[i] for i in sorted(rng.permutation(len(ids))[: args.positions])]

@@ -26,6 +26,7 @@ from bgnet.benchmark_positions import BenchmarkError, load_positions
 from bgnet.errors import BgnetError
 from bgnet.evaluator import NetEvaluator
 from bgnet.probabilities import equity
+from bgnet.stats import mean_ci
 
 
 def split_errors(values: np.ndarray, ref: np.ndarray, decision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -35,11 +36,6 @@ def split_errors(values: np.ndarray, ref: np.ndarray, decision: np.ndarray) -> t
     counts = np.bincount(decision)
     level = np.bincount(decision, err) / np.maximum(counts, 1)
     return level, err - level[decision]
-
-
-def mean_ci(d: np.ndarray) -> tuple[float, float]:
-    """The mean of ``d`` and its 95% CI half-width."""
-    return float(d.mean()), float(1.96 * d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
 
 
 def main(argv: list[str] | None = None) -> int:
