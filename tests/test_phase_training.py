@@ -417,6 +417,44 @@ def test_a_shipped_ensemble_averages_the_main_networks_of_its_files(tmp_path, ca
         )
 
 
+def test_shipping_averaged_weights_gives_one_network_with_the_mean_of_its_files_weights(tmp_path, capsys):
+    from bgnet_training.ship import main as ship
+
+    first = Trainer(make_config(dict(TINY, games=8)), tmp_path, progress=False)
+    first.run()
+    other = Trainer(make_config(dict(TINY, name="other", games=8, seed=5)), tmp_path, progress=False)
+    other.run()
+    out = tmp_path / "averaged.pt"
+    args = [str(first.latest_checkpoint()), str(out), "--average-weights", str(other.latest_checkpoint())]
+    assert ship(args) == 0
+    shipped = NetEvaluator.from_checkpoint(out, bearoff=False)
+    assert isinstance(shipped.model, ValueNet)  # one network, not an ensemble
+    theirs = [first.evaluator.model.state_dict(), other.evaluator.model.state_dict()]
+    for key, value in shipped.model.state_dict().items():
+        assert not torch.equal(theirs[0][key], theirs[1][key])
+        torch.testing.assert_close(value, (theirs[0][key] + theirs[1][key]) / 2)
+    # races keep the source's race network
+    race = RACE_BOARD.board[None]
+    np.testing.assert_allclose(shipped.probabilities(race), first.evaluator.probabilities(race), atol=1e-6)
+    members = checkpoint.read(out)["main_source"]["weights_of"]
+    assert [m["run"] for m in members] == ["tiny", "other"]
+    # another shape, another encoder or an ensemble has no weights to average with: one line, exit 2
+    wider = Trainer(make_config(dict(TINY, name="wider", games=8, hidden=(6, 6))), tmp_path, progress=False)
+    wider.run()
+    pair = tmp_path / "pair.pt"
+    assert (
+        ship([str(first.latest_checkpoint()), str(pair), "--ensemble", str(other.latest_checkpoint())]) == 0
+    )
+    for source, member in [(first, wider.latest_checkpoint()), (first, pair)]:
+        capsys.readouterr()
+        assert ship([str(source.latest_checkpoint()), str(out), "--average-weights", str(member)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "cannot be averaged" in err and str(member) in err
+    capsys.readouterr()
+    assert ship([str(pair), str(out), "--average-weights", str(first.latest_checkpoint())]) == 2
+    assert "an ensemble, which has no weights to average" in capsys.readouterr().err
+
+
 def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():
     from bgnet import arena
     from bgnet.players import NetPlayer

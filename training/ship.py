@@ -4,6 +4,7 @@
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --race RACE.pt   # the race network of another run
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed CRASHED.pt   # the crashed network of one
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --ensemble OTHER.pt   # main networks averaged
+    .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --average-weights OTHER.pt   # weights averaged
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed C.pt --crashed-ensemble OTHER.pt
     .venv/bin/python -m bgnet_training.ship MAIN.pt OUT.pt --crashed-off MAIN.pt --crashed-off OTHER.pt
 
@@ -23,7 +24,12 @@ grown to it with zero weights on the added inputs, which keeps its values).
 mean of its probabilities and each other file's **main** network's (a main
 network good at crashed positions, such as one refined on its own 1-ply
 values, joins the crashed network that routing sends them to).  Ensembles are
-evaluated, never trained.  ``--crashed-off`` adds a second crashed network,
+evaluated, never trained.  ``--average-weights`` (repeatable) keeps one
+network instead: the main network's weights replaced by their mean with each
+other file's main network of the same shape and inputs (networks fitted from
+one start, whose mean is a network as good as its members or better, and as
+fast as one); the members' ``main_source`` (else their runs) are listed under
+``main_source``'s ``weights_of``.  ``--crashed-off`` adds a second crashed network,
 ``crashed_off``, for the crashed positions in which only the side off roll is
 crashed (:data:`bgnet.checkpoint.PHASES`): that file's ``crashed_off``
 network where it has one, else its crashed network (its run under
@@ -233,6 +239,33 @@ def ensemble_of(
     return EnsembleNet.of(nets)
 
 
+def weights_averaged(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """``state`` with its main network's weights replaced by their mean with the main networks' weights of
+    each of ``others`` (checkpoint dicts and where they were read), which must have its shape and inputs;
+    where each member comes from is listed under ``main_source``'s ``weights_of``."""
+    model, encoder = checkpoint.network_from(state, "the source")
+    if isinstance(model, EnsembleNet):
+        raise checkpoint.CheckpointError(
+            "the source's main network is an ensemble, which has no weights to average"
+        )
+    weights = [model.state_dict()]
+    for other, source in others:
+        theirs, their_encoder = checkpoint.network_from(other, source)
+        if (
+            isinstance(theirs, EnsembleNet)
+            or their_encoder.name != encoder.name
+            or theirs.shape != model.shape
+        ):
+            raise checkpoint.CheckpointError(
+                f"{source}: its main network is not the source's shape and inputs ({model.shape['hidden']} "
+                f"on {encoder.name}), so their weights cannot be averaged"
+            )
+        weights.append(theirs.state_dict())
+    mean = {key: sum(w[key] for w in weights) / len(weights) for key in weights[0]}
+    members = [s.get("main_source") or provenance(s) for s in [state, *(other for other, _ in others)]]
+    return state | {"model": mean, "main_source": {"weights_of": members}}
+
+
 def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
     """Where each main network of a checkpoint dict comes from: its own ``ensemble_sources`` when it is an
     ensemble already, else its run (:func:`provenance`) and its weight average's note, if shipped averaged."""
@@ -267,6 +300,15 @@ def main(argv: list[str] | None = None) -> int:
         help="average the main network's probabilities with this checkpoint's main network (repeatable)",
     )
     ap.add_argument(
+        "--average-weights",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="average the main network's weights with this checkpoint's main network of the same shape and "
+        "inputs, e.g. fits from one start (repeatable; one network, unlike --ensemble)",
+    )
+    ap.add_argument(
         "--crashed-ensemble",
         type=Path,
         action="append",
@@ -299,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
                 state = with_phase(state, name, pick(path), str(path))
         if args.crashed_off:
             state = with_crashed_off(state, [(pick(p), str(p)) for p in args.crashed_off])
+        if args.average_weights:
+            state = weights_averaged(state, [(pick(p), str(p)) for p in args.average_weights])
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         if args.crashed_ensemble:
