@@ -438,21 +438,31 @@ def test_shipping_averaged_weights_gives_one_network_with_the_mean_of_its_files_
     np.testing.assert_allclose(shipped.probabilities(race), first.evaluator.probabilities(race), atol=1e-6)
     members = checkpoint.read(out)["main_source"]["weights_of"]
     assert [m["run"] for m in members] == ["tiny", "other"]
-    # another shape, another encoder or an ensemble has no weights to average with: one line, exit 2
+    assert [m["file"] for m in members] == [str(first.latest_checkpoint()), str(other.latest_checkpoint())]
+    # another shape, other inputs, an ensemble or another game: no weights to average with (one line, exit 2)
     wider = Trainer(make_config(dict(TINY, name="wider", games=8, hidden=(6, 6))), tmp_path, progress=False)
     wider.run()
+    contact = Trainer(
+        make_config(dict(TINY, name="contact", games=8, encoder="contact")), tmp_path, progress=False
+    )
+    contact.run()
     pair = tmp_path / "pair.pt"
     assert (
         ship([str(first.latest_checkpoint()), str(pair), "--ensemble", str(other.latest_checkpoint())]) == 0
     )
-    for source, member in [(first, wider.latest_checkpoint()), (first, pair)]:
+    variants = checkpoint.DEFAULT.parent / "variants"
+    source = str(first.latest_checkpoint())
+    for args, says in [
+        ([source, "--average-weights", str(wider.latest_checkpoint())], "(6-6 relu on"),
+        ([source, "--average-weights", str(contact.latest_checkpoint())], "on contact)"),
+        ([source, "--average-weights", str(pair)], "is an ensemble, which has no weights to average"),
+        ([str(pair), "--average-weights", source], "is an ensemble, which has no weights to average"),
+        ([str(variants / "portes.pt"), "--average-weights", str(variants / "plakoto.pt")], "plays plakoto"),
+    ]:
         capsys.readouterr()
-        assert ship([str(source.latest_checkpoint()), str(out), "--average-weights", str(member)]) == 2
+        assert ship([args[0], str(out), *args[1:]]) == 2
         err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and "cannot be averaged" in err and str(member) in err
-    capsys.readouterr()
-    assert ship([str(pair), str(out), "--average-weights", str(first.latest_checkpoint())]) == 2
-    assert "an ensemble, which has no weights to average" in capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and says in err, err
 
 
 def test_the_shipped_networks_load_with_a_race_network_and_play_legal_games():

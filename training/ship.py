@@ -26,10 +26,11 @@ network good at crashed positions, such as one refined on its own 1-ply
 values, joins the crashed network that routing sends them to).  Ensembles are
 evaluated, never trained.  ``--average-weights`` (repeatable) keeps one
 network instead: the main network's weights replaced by their mean with each
-other file's main network of the same shape and inputs (networks fitted from
-one start, whose mean is a network as good as its members or better, and as
-fast as one); the members' ``main_source`` (else their runs) are listed under
-``main_source``'s ``weights_of``.  ``--crashed-off`` adds a second crashed network,
+other file's main network of the same game, shape and inputs (networks fitted
+from one start, whose mean may keep their gains: docs/strength.md), as fast as
+one network; each member's file, run and ``main_source`` are listed under
+``main_source``'s ``weights_of``.  It is applied before ``--ensemble``, whose
+first member is then the averaged network.  ``--crashed-off`` adds a second crashed network,
 ``crashed_off``, for the crashed positions in which only the side off roll is
 crashed (:data:`bgnet.checkpoint.PHASES`): that file's ``crashed_off``
 network where it has one, else its crashed network (its run under
@@ -239,31 +240,52 @@ def ensemble_of(
     return EnsembleNet.of(nets)
 
 
-def weights_averaged(state: dict[str, Any], others: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
-    """``state`` with its main network's weights replaced by their mean with the main networks' weights of
-    each of ``others`` (checkpoint dicts and where they were read), which must have its shape and inputs;
-    where each member comes from is listed under ``main_source``'s ``weights_of``."""
-    model, encoder = checkpoint.network_from(state, "the source")
+def weights_averaged(
+    state: dict[str, Any], others: list[tuple[dict[str, Any], str]], source: str = "the source"
+) -> dict[str, Any]:
+    """``state`` (read from ``source``) with its main network's weights replaced by their mean with the
+    main networks' weights of each of ``others`` (checkpoint dicts and where they were read), which must
+    play its game and have its shape and inputs; where each member comes from (its file, run, weight
+    average note and ``main_source``) is listed under ``main_source``'s ``weights_of``."""
+    model, encoder = checkpoint.network_from(state, source)
     if isinstance(model, EnsembleNet):
         raise checkpoint.CheckpointError(
-            "the source's main network is an ensemble, which has no weights to average"
+            f"{source}: its main network is an ensemble, which has no weights to average"
         )
+    game = checkpoint.variant_label(state)
     weights = [model.state_dict()]
-    for other, source in others:
-        theirs, their_encoder = checkpoint.network_from(other, source)
-        if (
-            isinstance(theirs, EnsembleNet)
-            or their_encoder.name != encoder.name
-            or theirs.shape != model.shape
-        ):
+    for other, where in others:
+        their_game = checkpoint.variant_label(other)
+        if their_game != game:
+            raise checkpoint.CheckpointError(f"{where} plays {their_game}; the source plays {game}")
+        theirs, their_encoder = checkpoint.network_from(other, where)
+        if isinstance(theirs, EnsembleNet):
             raise checkpoint.CheckpointError(
-                f"{source}: its main network is not the source's shape and inputs ({model.shape['hidden']} "
-                f"on {encoder.name}), so their weights cannot be averaged"
+                f"{where}: its main network is an ensemble, which has no weights to average"
+            )
+        if their_encoder.name != encoder.name or theirs.shape != model.shape:
+            theirs_in, ours_in = (
+                describe_network(theirs.shape, their_encoder),
+                describe_network(model.shape, encoder),
+            )
+            raise checkpoint.CheckpointError(
+                f"{where}: its main network ({theirs_in}) is not the source's ({ours_in}), "
+                "so their weights cannot be averaged"
             )
         weights.append(theirs.state_dict())
     mean = {key: sum(w[key] for w in weights) / len(weights) for key in weights[0]}
-    members = [s.get("main_source") or provenance(s) for s in [state, *(other for other, _ in others)]]
-    return state | {"model": mean, "main_source": {"weights_of": members}}
+    members = [
+        provenance(s) | {"file": where, "averaged": s.get("averaged"), "main_source": s.get("main_source")}
+        for s, where in [(state, source), *others]
+    ]
+    kept = {k: v for k, v in state.items() if k != "averaged"}
+    return kept | {"model": mean, "main_source": {"weights_of": members}}
+
+
+def describe_network(shape: dict[str, Any], encoder: Encoder) -> str:
+    """A value network's shape and inputs in a few words, e.g. ``384-384 relu on contact``."""
+    hidden = "-".join(str(h) for h in shape["hidden"])
+    return f"{hidden} {shape['activation']} on {encoder.name}"
 
 
 def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -271,7 +293,8 @@ def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
     ensemble already, else its run (:func:`provenance`) and its weight average's note, if shipped averaged."""
     if isinstance(state.get("ensemble_sources"), list):
         return list(state["ensemble_sources"])
-    return [provenance(state) | {"averaged": state.get("averaged")}]
+    fitted = {"main_source": state["main_source"]} if state.get("main_source") else {}
+    return [provenance(state) | {"averaged": state.get("averaged")} | fitted]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -342,7 +365,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.crashed_off:
             state = with_crashed_off(state, [(pick(p), str(p)) for p in args.crashed_off])
         if args.average_weights:
-            state = weights_averaged(state, [(pick(p), str(p)) for p in args.average_weights])
+            state = weights_averaged(
+                state, [(pick(p), str(p)) for p in args.average_weights], str(args.source)
+            )
         if args.ensemble:
             state = ensembled(state, [(pick(p), str(p)) for p in args.ensemble])
         if args.crashed_ensemble:
