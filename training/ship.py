@@ -290,7 +290,8 @@ def describe_network(shape: dict[str, Any], encoder: Encoder) -> str:
 
 def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
     """Where each main network of a checkpoint dict comes from: its own ``ensemble_sources`` when it is an
-    ensemble already, else its run (:func:`provenance`) and its weight average's note, if shipped averaged."""
+    ensemble already, else its run (:func:`provenance`), its weight average's note (if shipped averaged) and
+    its ``main_source`` (if fitted or a weight mean)."""
     if isinstance(state.get("ensemble_sources"), list):
         return list(state["ensemble_sources"])
     fitted = {"main_source": state["main_source"]} if state.get("main_source") else {}
