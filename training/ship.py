@@ -221,9 +221,7 @@ def ensemble_of(
     is grown to it (zero weights on the new inputs)."""
     nets: list[MainNet] = [model]
     for other, source in others:
-        their_game = checkpoint.variant_label(other)
-        if their_game != game:
-            raise checkpoint.CheckpointError(f"{source} plays {their_game}; the source plays {game}")
+        same_game(other, source, game)
         theirs, their_encoder = network(other, source)
         if their_encoder.name == encoder.name:
             nets.append(theirs)
@@ -255,31 +253,29 @@ def weights_averaged(
     game = checkpoint.variant_label(state)
     weights = [model.state_dict()]
     for other, where in others:
-        their_game = checkpoint.variant_label(other)
-        if their_game != game:
-            raise checkpoint.CheckpointError(f"{where} plays {their_game}; the source plays {game}")
+        same_game(other, where, game)
         theirs, their_encoder = checkpoint.network_from(other, where)
         if isinstance(theirs, EnsembleNet):
             raise checkpoint.CheckpointError(
                 f"{where}: its main network is an ensemble, which has no weights to average"
             )
         if their_encoder.name != encoder.name or theirs.shape != model.shape:
-            theirs_in, ours_in = (
-                describe_network(theirs.shape, their_encoder),
-                describe_network(model.shape, encoder),
-            )
             raise checkpoint.CheckpointError(
-                f"{where}: its main network ({theirs_in}) is not the source's ({ours_in}), "
-                "so their weights cannot be averaged"
+                f"{where}: its main network ({describe_network(theirs.shape, their_encoder)}) is not the "
+                f"source's ({describe_network(model.shape, encoder)}), so their weights cannot be averaged"
             )
         weights.append(theirs.state_dict())
     mean = {key: sum(w[key] for w in weights) / len(weights) for key in weights[0]}
-    members = [
-        provenance(s) | {"file": where, "averaged": s.get("averaged"), "main_source": s.get("main_source")}
-        for s, where in [(state, source), *others]
-    ]
+    members = [noted_provenance(s) | {"file": where} for s, where in [(state, source), *others]]
     kept = {k: v for k, v in state.items() if k != "averaged"}
     return kept | {"model": mean, "main_source": {"weights_of": members}}
+
+
+def same_game(other: dict[str, Any], where: str, game: str) -> None:
+    """Refuse a checkpoint dict (read from ``where``) whose networks play another game than ``game``."""
+    their_game = checkpoint.variant_label(other)
+    if their_game != game:
+        raise checkpoint.CheckpointError(f"{where} plays {their_game}; the source plays {game}")
 
 
 def describe_network(shape: dict[str, Any], encoder: Encoder) -> str:
@@ -294,8 +290,14 @@ def provenance_of_members(state: dict[str, Any]) -> list[dict[str, Any]]:
     its ``main_source`` (if fitted or a weight mean)."""
     if isinstance(state.get("ensemble_sources"), list):
         return list(state["ensemble_sources"])
+    return [noted_provenance(state)]
+
+
+def noted_provenance(state: dict[str, Any]) -> dict[str, Any]:
+    """A single main network's run (:func:`provenance`), its weight average's note (None unless shipped
+    averaged) and its ``main_source`` where it has one (fitted, or a weight mean)."""
     fitted = {"main_source": state["main_source"]} if state.get("main_source") else {}
-    return [provenance(state) | {"averaged": state.get("averaged")} | fitted]
+    return provenance(state) | {"averaged": state.get("averaged")} | fitted
 
 
 def main(argv: list[str] | None = None) -> int:
