@@ -74,3 +74,7 @@ class InvalidMatchIdError(BgnetError):
 
 class IllegalMoveError(BgnetError):
     """A play that is not legal for the position and dice."""
+
+
+class DeviceError(BgnetError):
+    """A device name that is none, or a GPU this machine lacks (:func:`bgnet.network.pick_device`)."""

@@ -102,7 +102,7 @@ from bgnet.dice import ALL_ROLLS, ROLL_DICE, ROLL_WEIGHTS
 from bgnet.encoding import Encoder
 from bgnet.game import final_probabilities
 from bgnet.movegen import MoveBatch, MoveGenerator
-from bgnet.network import MainNet, OneSidedRaceNet, RaceNet
+from bgnet.network import MainNet, OneSidedRaceNet, RaceNet, pick_device
 from bgnet.position import NUM_SLOTS
 from bgnet.position import flip as flip_board
 from bgnet.probabilities import equity
@@ -756,10 +756,12 @@ class NetEvaluator(Evaluator):
         side one roll (:mod:`bgnet.race`) unless ``race_lookahead`` is False.
         A checkpoint of a variant (its ``variant`` entry) gives an evaluator of
         that game (:attr:`variant`), without bearoff database.  Raises
-        :class:`bgnet.checkpoint.CheckpointError` naming the problem.
+        :class:`bgnet.checkpoint.CheckpointError` naming the problem (:class:`bgnet.errors.DeviceError`
+        for a device that is none or that this machine lacks: :func:`bgnet.network.pick_device`).
         """
         from bgnet import checkpoint
 
+        device = pick_device(str(device))  # before the file is read: a bad device name says so first
         source = str(checkpoint.DEFAULT if path is None else path)
         state = checkpoint.read(source)
         model, encoder = checkpoint.network_from(state, source)
@@ -774,7 +776,6 @@ class NetEvaluator(Evaluator):
                     f"{source}: a {variant.label} network cannot have phase networks"
                 )
             bearoff = False
-        device = torch.device(device)
         for net in (model, race and race[0], crashed and crashed[0], crashed_off and crashed_off[0]):
             if net is not None:
                 net.to(device).eval()

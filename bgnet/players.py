@@ -55,7 +55,7 @@ import numpy as np
 from bgnet.baselines import GreedyPlayer
 from bgnet.cube import CubeDecision, CubeState, MatchState, cube_decision, race_pips
 from bgnet.dice import Dice
-from bgnet.errors import BgnetError, IllegalMoveError
+from bgnet.errors import BgnetError, DeviceError, IllegalMoveError
 from bgnet.formats import board_from_gnubg, board_to_gnubg
 from bgnet.movegen import MoveBatch, Play, generate
 from bgnet.notation import parse_play, play_of
@@ -690,13 +690,20 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
 
 def _net_player(opt: dict[str, Any], checkpoint: str | None, label: str) -> NetPlayer:
     """The bgnet player of a parsed spec's options."""
+    from bgnet.network import pick_device  # here, not at the top: it loads torch (start-up time)
+
     lookahead = opt.get("lookahead", 1)
     if lookahead not in (0, 1):
         raise PlayerError(f"option lookahead of player bgnet must be 0 or 1, got {lookahead}")
+    device = opt.get("device", "cpu")
+    try:
+        pick_device(device, "option device of player bgnet")
+    except DeviceError as e:
+        raise PlayerError(str(e)) from None
     return NetPlayer.from_checkpoint(
         checkpoint,
         ply=opt.get("ply", 0),
-        device=opt.get("device", "cpu"),
+        device=device,
         name=label,
         race_lookahead=bool(lookahead),
     )

@@ -336,6 +336,32 @@ def test_player_specs():
     assert not supports_cube(HumanPlayer(io.StringIO(), io.StringIO()))
 
 
+def test_a_device_that_is_none_or_missing_is_one_clear_error_everywhere(tmp_path, capsys):
+    import torch
+
+    from bgnet.cli import main as bgnet
+    from bgnet.errors import DeviceError
+    from bgnet.evaluator import NetEvaluator
+    from bgnet.network import pick_device
+
+    assert pick_device("cpu") == torch.device("cpu")
+    assert pick_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    for name in ("tpu", "cuda:x", "CPU", ""):
+        with pytest.raises(DeviceError, match=f"--flag must be auto, cpu, cuda or cuda:N, not {name!r}"):
+            pick_device(name, "--flag")
+    with pytest.raises(PlayerError, match="option device of player bgnet must be auto, cpu, cuda or cuda:N"):
+        make_player("bgnet:device=xyz")
+    with pytest.raises(DeviceError, match="device must be"):
+        NetEvaluator.from_checkpoint(tmp_path / "absent.pt", device="gpu")  # the device before the file
+    missing = "cuda:99" if torch.cuda.is_available() else "cuda"
+    with pytest.raises(DeviceError, match=f"device {missing}: "):
+        pick_device(missing)
+    capsys.readouterr()
+    assert bgnet(["bench", "play", "--a", f"bgnet:device={missing}", "--b", "pubeval", "--games", "2"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"option device of player bgnet {missing}: " in err, err
+
+
 def test_gnubg_spec_checks_the_ply():
     pytest.importorskip("gnubg_nn")
     assert make_player("gnubg:ply=1").name == "gnubg:ply=1"

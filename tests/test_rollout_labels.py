@@ -699,7 +699,7 @@ def test_the_device_is_checked_before_anything_is_written_and_cpu_labels_as_the_
     bad = tmp / "bad.npz"
     assert rl.main(command(nets, starts, bad, *args, "--device", "gpu")) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "--device must be cpu, cuda or cuda:N, not 'gpu'" in err
+    assert err.count("\n") == 1 and "--device must be auto, cpu, cuda or cuda:N, not 'gpu'" in err
     if not torch.cuda.is_available():
         assert rl.main(command(nets, starts, bad, *args, "--device", "cuda:0")) == 2
         err = capsys.readouterr().err

@@ -201,7 +201,7 @@ class TrainConfig:
     (older batches are dropped); -1: twice the number of workers."""
 
     device: str = "auto"
-    """auto (CUDA when available, else CPU), cpu, or cuda."""
+    """auto (CUDA when available, else CPU), cpu, cuda or cuda:N."""
 
     threads: int = 0
     """torch CPU threads (0: torch's default)."""
@@ -237,11 +237,9 @@ class TrainConfig:
         need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
         need(self.eval_every >= 0, "eval_every", "must be >= 0")
         need(self.eval_games >= 2, "eval_games", "must be >= 2")
-        need(
-            self.device in {"auto", "cpu", "cuda"} or self.device.startswith("cuda:"),
-            "device",
-            "auto, cpu or cuda",
-        )
+        from bgnet.network import DEVICES, is_device_name  # here: it loads torch, which a config need not
+
+        need(is_device_name(self.device), "device", DEVICES)
         need(self.threads >= 0, "threads", "must be >= 0")
         need(self.workers >= -1, "workers", "-1 (one per core), 0 (none) or a count")
         need(self.max_policy_lag >= -1, "max_policy_lag", "-1 (twice the workers) or a count")

@@ -64,7 +64,6 @@ import argparse
 import functools
 import hashlib
 import json
-import re
 import sys
 import time
 import zipfile
@@ -72,11 +71,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-import torch
 
 from bgnet import checkpoint
 from bgnet.atomic import write_atomic
-from bgnet.errors import BgnetError
+from bgnet.errors import BgnetError, DeviceError
+from bgnet.network import pick_device
 from bgnet.position import STARTING, Position
 
 from . import races
@@ -395,15 +394,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--device",
         default="cpu",
-        help="where the labelling search and rollouts run: cpu, cuda or cuda:N (default cpu; the games "
+        help="where the labelling search and rollouts run: auto, cpu, cuda or cuda:N (default cpu; the games "
         "that pick the positions run on the CPU; labels do not depend on it beyond rounding)",
     )
     args = ap.parse_args(argv)
-    if not (args.device in {"cpu", "cuda"} or re.fullmatch(r"cuda:\d+", args.device)):
-        print(f"error: --device must be cpu, cuda or cuda:N, not {args.device!r}", file=sys.stderr)
-        return 2
-    if args.device != "cpu" and not torch.cuda.is_available():
-        print(f"error: --device {args.device}: CUDA is not available on this machine", file=sys.stderr)
+    try:
+        args.device = str(pick_device(args.device, "--device"))
+    except DeviceError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if args.device != "cpu" and args.jobs > 1:
         print("error: --device cuda labels in one process: leave --jobs at 1", file=sys.stderr)

@@ -37,10 +37,11 @@ from tqdm import tqdm
 from bgnet import checkpoint
 from bgnet.checkpoint import CheckpointError
 from bgnet.encoding import Encoder, get_encoder
+from bgnet.errors import DeviceError
 from bgnet.evaluator import NetEvaluator
 from bgnet.lockstep import FinishedGame, Lockstep, play_match
 from bgnet.movegen import MoveBatch
-from bgnet.network import RaceNet, ValueNet
+from bgnet.network import RaceNet, ValueNet, pick_device
 from bgnet.position import STARTING, Position, random_race
 from bgnet.probabilities import equity
 from bgnet.pubeval import pubeval_best
@@ -52,14 +53,6 @@ from .config import TARGET_PLY, ConfigError, TrainConfig, load_config, make_conf
 from .grow import widen_into
 from .td import lambda_returns
 from .workers import GameBatch
-
-
-def pick_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError(f"config field 'device': {name!r} asked for but CUDA is not available")
-    return torch.device(name)
 
 
 def learning_rate(cfg: TrainConfig, games_done: int) -> float:
@@ -452,7 +445,10 @@ class Trainer:
         self.cfg = cfg
         self.dir = Path(runs) / cfg.name
         self.progress = progress
-        self.device = pick_device(cfg.device)  # before the run directory: a bad device leaves nothing behind
+        try:  # before the run directory: a bad device leaves nothing behind
+            self.device = pick_device(cfg.device, "config field 'device'")
+        except DeviceError as e:
+            raise ConfigError(str(e)) from None
         if cfg.start.endswith(".npz"):
             races.load(cfg.start)  # a bad race starts file, too
         if cfg.threads:
