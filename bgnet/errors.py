@@ -5,6 +5,7 @@ Every error a person can cause by typing something wrong is a subclass of
 line and exit with code 2.
 """
 
+import re
 import signal
 import sys
 import threading
@@ -77,4 +78,14 @@ class IllegalMoveError(BgnetError):
 
 
 class DeviceError(BgnetError):
-    """A device name that is none, or a GPU this machine lacks (:func:`bgnet.network.pick_device`)."""
+    """Not a device name (:data:`DEVICES`), or a GPU this machine lacks
+    (:func:`bgnet.network.pick_device`)."""
+
+
+DEVICES = "auto, cpu, cuda or cuda:N"
+"""The device names every command, player spec and config takes (:func:`bgnet.network.pick_device`)."""
+
+
+def is_device_name(name: str) -> bool:
+    """Whether ``name`` is one of :data:`DEVICES` (not whether this machine has it; no torch needed)."""
+    return name in {"auto", "cpu", "cuda"} or re.fullmatch(r"cuda:(0|[1-9][0-9]{0,3})", name) is not None

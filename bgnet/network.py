@@ -14,28 +14,20 @@ This module holds no training code (see ``training/``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 from torch import nn
 
-from bgnet.errors import DeviceError
-
-DEVICES = "auto, cpu, cuda or cuda:N"
-"""The device names every command and config takes (:func:`pick_device`)."""
-
-
-def is_device_name(name: str) -> bool:
-    """Whether ``name`` is one of :data:`DEVICES` (not whether this machine has it)."""
-    return name in {"auto", "cpu", "cuda"} or re.fullmatch(r"cuda:\d+", name) is not None
+from bgnet.errors import DEVICES, DeviceError, is_device_name
 
 
 def pick_device(name: str, what: str = "device") -> torch.device:
-    """The torch device of ``name`` (:data:`DEVICES`; ``auto``: the GPU where there is one, else the CPU),
-    or :class:`bgnet.errors.DeviceError` naming ``what`` (a flag, an option, a config field) when it is no
-    device name or this machine has no such GPU: the one check of a device for every command and config."""
+    """The torch device of ``name`` (:data:`bgnet.errors.DEVICES`; ``auto``: the GPU where there is one,
+    else the CPU), or :class:`bgnet.errors.DeviceError` naming ``what`` (a flag, an option, a config field)
+    when it is not a device name or this machine has no such GPU: the one check of a device for every
+    command, player spec and config."""
     if not is_device_name(name):
         raise DeviceError(f"{what} must be {DEVICES}, not {name!r}")
     if name == "auto":
@@ -44,7 +36,10 @@ def pick_device(name: str, what: str = "device") -> torch.device:
         return torch.device("cpu")
     if not torch.cuda.is_available():
         raise DeviceError(f"{what} {name}: CUDA is not available on this machine")
-    device = torch.device(name)
+    try:
+        device = torch.device(name)
+    except RuntimeError:  # a name torch parses otherwise than the pattern (is_device_name) allows
+        raise DeviceError(f"{what} must be {DEVICES}, not {name!r}") from None
     if device.index is not None and device.index >= torch.cuda.device_count():
         raise DeviceError(f"{what} {name}: this machine has {torch.cuda.device_count()} GPU(s)")
     return device

@@ -55,7 +55,7 @@ import numpy as np
 from bgnet.baselines import GreedyPlayer
 from bgnet.cube import CubeDecision, CubeState, MatchState, cube_decision, race_pips
 from bgnet.dice import Dice
-from bgnet.errors import BgnetError, DeviceError, IllegalMoveError
+from bgnet.errors import DEVICES, BgnetError, DeviceError, IllegalMoveError, is_device_name
 from bgnet.formats import board_from_gnubg, board_to_gnubg
 from bgnet.movegen import MoveBatch, Play, generate
 from bgnet.notation import parse_play, play_of
@@ -80,6 +80,7 @@ __all__ = [
     "RandomPlayer",
     "batch_inputs",
     "check_ply",
+    "check_spec",
     "cube_actions",
     "cube_decisions",
     "make_player",
@@ -601,7 +602,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             options[key] = allowed[key](value.strip())
         except ValueError:
             raise PlayerError(f"option {key} of player {name} must be an integer, got {value!r}") from None
+    if "device" in options and not is_device_name(options["device"]):
+        raise PlayerError(f"option device of player {name} must be {DEVICES}, not {options['device']!r}")
     return name, options
+
+
+def check_spec(spec: str) -> None:
+    """Check a player spec without building the player (:func:`parse_spec`, and that this machine has the
+    device it names: :func:`bgnet.network.pick_device`, which loads torch); :class:`PlayerError` if not."""
+    name, options = parse_spec(spec)
+    if "device" in options:
+        _machine_has(name, options["device"])
+
+
+def _machine_has(player: str, device: str) -> None:
+    """:class:`PlayerError` unless this machine has ``device`` (a checked name), for ``player``'s option."""
+    from bgnet.network import pick_device  # here, not at the top: it loads torch (start-up time)
+
+    try:
+        pick_device(device, f"option device of player {player}")
+    except DeviceError as e:
+        raise PlayerError(str(e)) from None
 
 
 def variant_network(name: str) -> Path | None:
@@ -690,16 +711,11 @@ def make_player(spec: str, variant: Variant | str | None = None) -> Player:
 
 def _net_player(opt: dict[str, Any], checkpoint: str | None, label: str) -> NetPlayer:
     """The bgnet player of a parsed spec's options."""
-    from bgnet.network import pick_device  # here, not at the top: it loads torch (start-up time)
-
     lookahead = opt.get("lookahead", 1)
     if lookahead not in (0, 1):
         raise PlayerError(f"option lookahead of player bgnet must be 0 or 1, got {lookahead}")
     device = opt.get("device", "cpu")
-    try:
-        pick_device(device, "option device of player bgnet")
-    except DeviceError as e:
-        raise PlayerError(str(e)) from None
+    _machine_has("bgnet", device)  # one line, not torch's traceback
     return NetPlayer.from_checkpoint(
         checkpoint,
         ply=opt.get("ply", 0),

@@ -346,7 +346,7 @@ def test_a_device_that_is_none_or_missing_is_one_clear_error_everywhere(tmp_path
 
     assert pick_device("cpu") == torch.device("cpu")
     assert pick_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
-    for name in ("tpu", "cuda:x", "CPU", ""):
+    for name in ("tpu", "cuda:x", "cuda:01", "CPU", ""):
         with pytest.raises(DeviceError, match=f"--flag must be auto, cpu, cuda or cuda:N, not {name!r}"):
             pick_device(name, "--flag")
     with pytest.raises(PlayerError, match="option device of player bgnet must be auto, cpu, cuda or cuda:N"):

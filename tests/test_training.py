@@ -26,6 +26,15 @@ def tiny(**changes) -> TrainConfig:
     return make_config({**TINY, **changes})
 
 
+def test_a_device_the_machine_lacks_stops_a_run_before_its_directory(tmp_path):
+    missing = "cuda:99" if torch.cuda.is_available() else "cuda"
+    with pytest.raises(ConfigError, match=f"config field 'device' {missing}: "):
+        Trainer(tiny(device=missing), tmp_path / "runs", progress=False)
+    assert not (tmp_path / "runs").exists()
+    with pytest.raises(ConfigError, match="'device': auto, cpu, cuda or cuda:N"):
+        tiny(device="cuda:01")  # torch refuses a leading zero: the name check does too
+
+
 def test_a_tiny_run_writes_a_checkpoint_that_loads_and_plays(tmp_path):
     st = Trainer(tiny(), tmp_path, progress=False).run()
     assert st.games == 40 and st.updates >= 5 and st.positions > 40 * 20

@@ -419,6 +419,19 @@ def test_web_refuses_a_bad_ply_and_a_busy_port(capsys):
     assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in capsys.readouterr().err
 
 
+def test_web_refuses_a_bad_bot_spec_before_serving(capsys):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for bot, says in [
+        ("bgnet:device=tpu", "option device of player bgnet must be auto, cpu, cuda or cuda:N, not 'tpu'"),
+        ("xg", "unknown player 'xg'"),
+    ]:
+        assert main(["web", "--variant", "plakoto", "--bot", bot, "--port", str(port)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and err.count("\n") == 1, err
+
+
 @pytest.mark.slow
 def test_bgnet_web_prints_its_url_and_serves_the_pages(ckpt):
     with socket.socket() as s:

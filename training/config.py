@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bgnet.errors import BgnetError
+from bgnet.errors import DEVICES, BgnetError, is_device_name
 
 if TYPE_CHECKING:
     from bgnet.variants import Variant
@@ -237,8 +237,6 @@ class TrainConfig:
         need(self.keep_checkpoints >= 1, "keep_checkpoints", "must be >= 1")
         need(self.eval_every >= 0, "eval_every", "must be >= 0")
         need(self.eval_games >= 2, "eval_games", "must be >= 2")
-        from bgnet.network import DEVICES, is_device_name  # here: it loads torch, which a config need not
-
         need(is_device_name(self.device), "device", DEVICES)
         need(self.threads >= 0, "threads", "must be >= 0")
         need(self.workers >= -1, "workers", "-1 (one per core), 0 (none) or a count")

@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.device != "cpu" and args.jobs > 1:
-        print("error: --device cuda labels in one process: leave --jobs at 1", file=sys.stderr)
+        print(f"error: --device {args.device} labels in one process: leave --jobs at 1", file=sys.stderr)
         return 2
     if args.plays == 1 or args.plays < 0:
         print("error: --plays must be 0 or >= 2", file=sys.stderr)

@@ -64,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
         from bgnet.web.app import create_app
     except ImportError as e:
         raise BgnetError(f"{WEB_EXTRA_HINT} ({e.name} is missing)") from None
-    from bgnet.players import NetPlayer  # its network loads torch: here, not at start-up
+    from bgnet.players import NetPlayer, check_spec  # its network loads torch: here, not at start-up
 
+    if args.bot is not None:
+        check_spec(args.bot)  # a bad --bot: one line now, not an error in each variant session
     bot = NetPlayer.from_checkpoint(args.checkpoint, ply=args.ply)
     app = create_app(bot, variant=args.variant, variant_bot=args.bot)
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)
