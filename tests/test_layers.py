@@ -60,6 +60,7 @@ FUNCTION_IMPORTS: dict[tuple[str, str], str] = {
     ("bgnet.evaluator", "bgnet.checkpoint"): "the network layer's files are read only when loading one",
     ("bgnet.evaluator", "bgnet.bearoff"): "the bearoff database is built or loaded only when asked for",
     ("bgnet.players", "bgnet.evaluator"): "players that are not bgnet's need no torch",
+    ("bgnet.players", "bgnet.network"): "checking that the machine has a spec's device loads torch",
     ("bgnet.players", "gnubg_nn"): "gnubg-nn is an optional extra, imported for gnubg players only",
     ("bgnet.arena", "torch"): "worker processes set their torch threads; the arena itself needs no torch",
     ("bgnet.cli", "bgnet.evaluator"): "moves and --help without a network must not import torch",
