@@ -757,7 +757,7 @@ class NetEvaluator(Evaluator):
         A checkpoint of a variant (its ``variant`` entry) gives an evaluator of
         that game (:attr:`variant`), without bearoff database.  Raises
         :class:`bgnet.checkpoint.CheckpointError` naming the problem (:class:`bgnet.errors.DeviceError`
-        for a device that is none or that this machine lacks: :func:`bgnet.network.pick_device`).
+        for a name that is no device or a GPU this machine lacks: :func:`bgnet.network.pick_device`).
         """
         from bgnet import checkpoint
 
