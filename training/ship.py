@@ -245,28 +245,26 @@ def weights_averaged(
     main networks' weights of each of ``others`` (checkpoint dicts and where they were read), which must
     play its game and have its shape and inputs; where each member comes from (its file, run, weight
     average note and ``main_source``) is listed under ``main_source``'s ``weights_of``."""
-    model, encoder = checkpoint.network_from(state, source)
-    if isinstance(model, EnsembleNet):
-        raise checkpoint.CheckpointError(
-            f"{source}: its main network is an ensemble, which has no weights to average"
-        )
+    files = [(state, source), *others]
     game = checkpoint.variant_label(state)
-    weights = [model.state_dict()]
-    for other, where in others:
-        same_game(other, where, game)
-        theirs, their_encoder = checkpoint.network_from(other, where)
-        if isinstance(theirs, EnsembleNet):
+    nets: list[tuple[MainNet, Encoder]] = []
+    for member, where in files:  # the source first: the others must match it
+        same_game(member, where, game)
+        model, encoder = checkpoint.network_from(member, where)
+        if isinstance(model, EnsembleNet):
             raise checkpoint.CheckpointError(
                 f"{where}: its main network is an ensemble, which has no weights to average"
             )
-        if their_encoder.name != encoder.name or theirs.shape != model.shape:
+        if nets and (encoder.name != nets[0][1].name or model.shape != nets[0][0].shape):
             raise checkpoint.CheckpointError(
-                f"{where}: its main network ({describe_network(theirs.shape, their_encoder)}) is not the "
-                f"source's ({describe_network(model.shape, encoder)}), so their weights cannot be averaged"
+                f"{where}: its main network ({describe_network(model.shape, encoder)}) is not the "
+                f"source's ({describe_network(nets[0][0].shape, nets[0][1])}), so their weights cannot be "
+                "averaged"
             )
-        weights.append(theirs.state_dict())
+        nets.append((model, encoder))
+    weights = [model.state_dict() for model, _ in nets]
     mean = {key: sum(w[key] for w in weights) / len(weights) for key in weights[0]}
-    members = [noted_provenance(s) | {"file": where} for s, where in [(state, source), *others]]
+    members = [noted_provenance(member) | {"file": where} for member, where in files]
     kept = {k: v for k, v in state.items() if k != "averaged"}
     return kept | {"model": mean, "main_source": {"weights_of": members}}
 
