@@ -36,10 +36,7 @@ def pick_device(name: str, what: str = "device") -> torch.device:
         return torch.device("cpu")
     if not torch.cuda.is_available():
         raise DeviceError(f"{what} {name}: CUDA is not available on this machine")
-    try:
-        device = torch.device(name)
-    except RuntimeError:  # a name torch parses otherwise than the pattern (is_device_name) allows
-        raise DeviceError(f"{what} must be {DEVICES}, not {name!r}") from None
+    device = torch.device(name)  # every name is_device_name lets through is one torch parses
     if device.index is not None and device.index >= torch.cuda.device_count():
         raise DeviceError(f"{what} {name}: this machine has {torch.cuda.device_count()} GPU(s)")
     return device
