@@ -36,10 +36,10 @@ def pick_device(name: str, what: str = "device") -> torch.device:
         return torch.device("cpu")
     if not torch.cuda.is_available():
         raise DeviceError(f"{what} {name}: CUDA is not available on this machine")
-    device = torch.device(name)  # every name is_device_name lets through is one torch parses
-    if device.index is not None and device.index >= torch.cuda.device_count():
+    # the index as written: torch keeps a device index in 8 bits (cuda:256 would be cuda:0)
+    if int(name.partition(":")[2] or 0) >= torch.cuda.device_count():
         raise DeviceError(f"{what} {name}: this machine has {torch.cuda.device_count()} GPU(s)")
-    return device
+    return torch.device(name)
 
 
 NUM_OUTPUTS = 5

@@ -362,6 +362,21 @@ def test_a_device_that_is_none_or_missing_is_one_clear_error_everywhere(tmp_path
     assert len(err.splitlines()) == 1 and f"option device of player bgnet {missing}: " in err, err
 
 
+def test_a_gpu_index_the_machine_lacks_is_refused_as_written(monkeypatch):
+    import torch
+
+    from bgnet.errors import DeviceError
+    from bgnet.network import pick_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # a machine with one GPU
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert pick_device("cuda") == torch.device("cuda")
+    assert pick_device("cuda:0") == torch.device("cuda:0")
+    for name in ("cuda:1", "cuda:256", "cuda:9999"):  # torch would read the last two as cuda:0, cuda:15
+        with pytest.raises(DeviceError, match=f"device {name}: this machine has 1 GPU"):
+            pick_device(name)
+
+
 def test_gnubg_spec_checks_the_ply():
     pytest.importorskip("gnubg_nn")
     assert make_player("gnubg:ply=1").name == "gnubg:ply=1"
