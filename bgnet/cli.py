@@ -28,7 +28,7 @@ import bgnet
 from bgnet.commands import analyze, analyze_match, bearoff, bench, cube, play, rollout, serve, web
 from bgnet.commands.common import dice_of, read_lines
 from bgnet.dice import Dice
-from bgnet.errors import BgnetError, Terminated, sigterm_stops_cleanly
+from bgnet.errors import BgnetError, Terminated, signals_stop_cleanly
 from bgnet.formats import parse_position, position_id, position_ids
 from bgnet.lockstep import Lockstep, duel
 from bgnet.movegen import MoveBatch, generate
@@ -402,7 +402,7 @@ def _fail(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with sigterm_stops_cleanly():
+        with signals_stop_cleanly():
             return args.func(args)
     except BgnetError as e:
         print(f"bgnet: error: {e}", file=sys.stderr)

@@ -5,6 +5,7 @@ Every error a person can cause by typing something wrong is a subclass of
 line and exit with code 2.
 """
 
+import os
 import re
 import signal
 import sys
@@ -12,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 
 class BgnetError(ValueError):
@@ -19,26 +21,92 @@ class BgnetError(ValueError):
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill``, a scheduler's stop) while a command runs under :func:`sigterm_stops_cleanly`: the
+    """SIGTERM (``kill``, a scheduler's stop) while a command runs under :func:`signals_stop_cleanly`: the
     command stops as on Ctrl-C (its processes stopped, what it has kept)."""
 
 
-def _terminated(_signum: int, _frame: object) -> None:
+_NUMBA = f"{os.sep}numba{os.sep}"
+
+
+def _in_numba(frame: FrameType) -> bool:
+    """Whether ``frame`` runs numba's own Python code: a compiled function calls back into it (to unpickle
+    the dtype of an array it returns, for one), and an exception raised there comes out of the compiled
+    function as a ``SystemError``, so the stop would be lost in a traceback."""
+    return _NUMBA in frame.f_code.co_filename
+
+
+_pending = False  # a stop waits for the next line of Python code outside numba (:func:`_raise_at_next_line`)
+
+
+def _raise_at_next_line(frames: list[FrameType], error: type[KeyboardInterrupt]) -> None:
+    """Raise ``error`` at the next line (or return) that one of ``frames`` (the innermost first, then its
+    callers) runs, by a trace function that removes itself when it fires."""
+    global _pending
+    before = sys.gettrace()
+
+    def fire(frame: FrameType, event: str, _arg: object):
+        global _pending
+        if event not in ("line", "return") or not _pending:
+            return fire
+        _pending = False
+        for f in frames:
+            f.f_trace = None
+        sys.settrace(before)
+        raise error
+
+    _pending = True
+    for f in frames:
+        f.f_trace = fire
+    sys.settrace(lambda *_: None)  # tracing on for the frames above; none for the frames they call
+
+
+def _stop(error: type[KeyboardInterrupt], frame: FrameType | None) -> None:
+    """Raise ``error`` where the signal came, or, inside numba's own Python code, at the next line of the
+    first frame outside it (:func:`_in_numba`)."""
+    if _pending:  # a stop already waits for its line
+        return
+    outside = frame
+    while outside is not None and _in_numba(outside):
+        outside = outside.f_back
+    if outside is frame or outside is None:
+        raise error
+    callers = []
+    while outside is not None:
+        callers.append(outside)
+        outside = outside.f_back
+    _raise_at_next_line(callers, error)
+
+
+def _interrupted(_signum: int, frame: FrameType | None) -> None:
+    _stop(KeyboardInterrupt, frame)
+
+
+def _terminated(_signum: int, frame: FrameType | None) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM does not cut the clean-up short
-    raise Terminated
+    _stop(Terminated, frame)
 
 
 @contextmanager
-def sigterm_stops_cleanly() -> Iterator[None]:
-    """Within the block SIGTERM raises :class:`Terminated` (in the main thread; elsewhere nothing changes)."""
+def signals_stop_cleanly() -> Iterator[None]:
+    """Within the block Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated`, each
+    where Python code runs, never inside numba's callbacks from compiled code (:func:`_in_numba`).  In the
+    main thread (elsewhere nothing changes); a SIGINT that was ignored (a background job's) stays ignored,
+    and the handlers before are put back after."""
+    global _pending
     if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
         yield
         return
-    before = signal.signal(signal.SIGTERM, _terminated)
+    before_term = signal.signal(signal.SIGTERM, _terminated)
+    before_int = signal.getsignal(signal.SIGINT)
+    if before_int is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, before if before is not None else signal.SIG_DFL)
+        _pending = False
+        signal.signal(signal.SIGTERM, before_term if before_term is not None else signal.SIG_DFL)
+        if before_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, before_int)
 
 
 def read_text(path: str | Path, error: type[BgnetError] | None = None) -> str:

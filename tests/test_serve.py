@@ -231,7 +231,8 @@ def test_cli_serves_and_reports_bad_arguments(checkpoint):
             assert parse_play(STARTING, "21", reply).position in legal
     finally:
         proc.terminate()
-        proc.wait(20)
+        code = proc.wait(20)
+    assert code == 0, proc.stderr.read()  # SIGTERM shuts the server down cleanly
     bad = subprocess.run(
         [sys.executable, "-m", "bgnet.cli", "serve", "--port", "70000", "--checkpoint", str(checkpoint)],
         cwd=ROOT,

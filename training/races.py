@@ -39,7 +39,7 @@ import numpy as np
 
 from bgnet.atomic import write_atomic
 from bgnet.bearoff import OneSidedBearoff
-from bgnet.errors import BgnetError, sigterm_stops_cleanly
+from bgnet.errors import BgnetError, signals_stop_cleanly
 from bgnet.lockstep import Chooser, Lockstep
 from bgnet.position import CHECKERS, NUM_SLOTS, STARTING, Position, in_play
 from bgnet.pubeval import is_crashed, is_race
@@ -213,7 +213,7 @@ def writing_command(out: Path, body: Callable[[], int]) -> int:
         print(f"error: cannot write {out}: folder {out.parent} does not exist", file=sys.stderr)
         return 1
     try:
-        with sigterm_stops_cleanly():  # SIGTERM stops as Ctrl-C does (a pool's processes with it)
+        with signals_stop_cleanly():  # SIGTERM stops as Ctrl-C does (a pool's processes with it)
             return body()
     except BgnetError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import socket
 import socketserver
-import sys
 import threading
 import time
 from typing import IO
@@ -179,13 +177,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         server = Server((args.host, args.port), responder)
     except OSError as e:
         raise BgnetError(f"cannot listen on {args.host}:{args.port}: {e.strerror}") from None
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # close the socket on kill, as on Ctrl-C
     host, port = server.socket.getsockname()[:2]
     print(f"bgnet serve: listening on {host}:{port} (ply {args.ply})", flush=True)
     print(f"In gnubg: set player 1 external {host}:{port}", flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
-    except (KeyboardInterrupt, SystemExit):
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (bgnet.errors.Terminated): close the socket, exit 0
         pass
     finally:
         server.server_close()
