@@ -326,6 +326,7 @@ class MatchResult:
 
 
 _LUCK_CHUNK = 2048  # boards valued together for their 21 rolls (bounds memory)
+_LUCK_GAMES = 64  # finished games whose luck a match values together, as they finish
 
 
 def game_luck(reference, games: list[FinishedGame], dice: GameDice) -> np.ndarray:
@@ -398,7 +399,14 @@ def _play_range(
         variant=variant,
         record=luck is not None,
     )
-    ended: list[FinishedGame] = []
+    lucks = None if luck is None else np.zeros(games)
+    ended: list[FinishedGame] = []  # games whose luck is still to value, a batch at a time
+
+    def value_luck() -> None:
+        assert lucks is not None
+        lucks[[g.game for g in ended]] = game_luck(luck, ended, dice)
+        ended.clear()
+
     describe: Callable[[np.ndarray], str] = position_id
     if variant is not None:
         game = variant
@@ -419,6 +427,8 @@ def _play_range(
                 finished[g.game] = True
             if luck is not None:
                 ended += done
+                if len(ended) >= _LUCK_GAMES:  # as the games finish: a stop has little left to value
+                    value_luck()
             if done and progress is not None:
                 progress(len(done))
     except KeyboardInterrupt:
@@ -426,20 +436,13 @@ def _play_range(
         if not interruptible or not pairs.any():
             raise
         keep = np.repeat(pairs, 2)
-        return points[keep], plies[keep], log, _luck_of(luck, ended, dice, games, keep)
-    return points, plies, log, _luck_of(luck, ended, dice, games, None)
-
-
-def _luck_of(
-    reference, ended: list[FinishedGame], dice: GameDice, games: int, keep: np.ndarray | None
-) -> np.ndarray | None:
-    """A's luck in game order (the games ``keep`` selects), or None without a reference."""
-    if reference is None:
-        return None
-    luck = np.zeros(games)
-    ended = [g for g in ended if keep is None or keep[g.game]]
-    luck[[g.game for g in ended]] = game_luck(reference, ended, dice)
-    return luck if keep is None else luck[keep]
+        if lucks is not None:
+            ended[:] = [g for g in ended if keep[g.game]]
+            value_luck()
+        return points[keep], plies[keep], log, None if lucks is None else lucks[keep]
+    if lucks is not None:
+        value_luck()
+    return points, plies, log, lucks
 
 
 # Worker processes (--jobs): each builds its players once from their specs.

@@ -661,3 +661,51 @@ def test_luck_adjusted_points_are_close_to_the_raw_ones_with_a_narrower_interval
     assert result.to_json()["luck_adjusted"]["ci95"] == pytest.approx(ci, abs=1e-6)
     with pytest.raises(arena.ArenaError, match="variants"):
         arena.play("random", "random", 2, luck="", variant=variant("portes"))
+
+
+def test_luck_is_valued_as_games_finish_and_a_stop_keeps_the_finished_pairs_luck(monkeypatch):
+    # A match values the luck of its finished games in batches as they finish (before: all at the end, so
+    # a Ctrl-C near the end of a long match waited minutes for it); the batches change no game's luck.
+    stage1 = Path(__file__).resolve().parent.parent / "checkpoints" / "runs" / "phase-td.pt"
+    ref = arena.luck_reference(str(stage1))
+    a, b = arena.make_player("pubeval"), arena.make_player("random")
+    monkeypatch.setattr(arena, "_LUCK_GAMES", 10**9)
+    *_, whole = arena._play_range(a, b, 0, 24, 3, 8, None, luck=ref)
+    valued = []
+    real_game_luck = arena.game_luck
+
+    def counted(reference, games, dice):
+        valued.append(len(games))
+        return real_game_luck(reference, games, dice)
+
+    monkeypatch.setattr(arena, "game_luck", counted)
+    monkeypatch.setattr(arena, "_LUCK_GAMES", 5)
+    *_, batched = arena._play_range(a, b, 0, 24, 3, 8, None, luck=ref)
+    assert len(valued) > 2 and sum(valued) == 24
+    np.testing.assert_allclose(batched, whole, atol=1e-9)
+
+    # A stop part way: the pairs finished by then come back, each with its luck in the whole run.
+    class Stopping:
+        name = "pubeval"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def choose(self, batch, player):
+            self.calls += 1
+            if self.calls == 60:
+                raise KeyboardInterrupt
+            return a.choose(batch, player)
+
+    valued.clear()
+    got = arena._play_range(Stopping(), b, 0, 24, 3, 8, None, interruptible=True, luck=ref)
+    points, plies, _, kept = got
+    assert 0 < len(points) < 24 and len(kept) == len(points)
+    assert valued and valued[-1] < 5  # at the stop, what was left of one batch at most
+    full_points, full_plies, _, _ = arena._play_range(a, b, 0, 24, 3, 8, None)
+    whole_games = {
+        (int(p), int(n), round(float(x), 9)) for p, n, x in zip(full_points, full_plies, whole, strict=True)
+    }
+    assert {
+        (int(p), int(n), round(float(x), 9)) for p, n, x in zip(points, plies, kept, strict=True)
+    } <= whole_games
