@@ -421,14 +421,14 @@ def _play_range(
     try:
         while engine.running:
             done = engine.step(chooser)
+            if luck is not None:
+                ended += done  # before they count as finished: a stop between keeps no game unvalued
             for g in done:
                 points[g.game] = g.points
                 plies[g.game] = g.plies
                 finished[g.game] = True
-            if luck is not None:
-                ended += done
-                if len(ended) >= _LUCK_GAMES:  # as the games finish: a stop has little left to value
-                    value_luck()
+            if luck is not None and len(ended) >= _LUCK_GAMES:  # as they finish: a stop has little left
+                value_luck()
             if done and progress is not None:
                 progress(len(done))
     except KeyboardInterrupt:

@@ -25,56 +25,60 @@ class Terminated(KeyboardInterrupt):
     command stops as on Ctrl-C (its processes stopped, what it has kept)."""
 
 
-_NUMBA = f"{os.sep}numba{os.sep}"
-
-
 def _in_numba(frame: FrameType) -> bool:
     """Whether ``frame`` runs numba's own Python code: a compiled function calls back into it (to unpickle
     the dtype of an array it returns, for one), and an exception raised there comes out of the compiled
     function as a ``SystemError``, so the stop would be lost in a traceback."""
-    return _NUMBA in frame.f_code.co_filename
+    numba = sys.modules.get("numba")
+    where = getattr(numba, "__file__", None)
+    return where is not None and frame.f_code.co_filename.startswith(os.path.dirname(where) + os.sep)
 
 
-_pending = False  # a stop waits for the next line of Python code outside numba (:func:`_raise_at_next_line`)
+_waiting: list[FrameType] = []  # the frames where a stop waits to be raised (:func:`_raise_next`)
 
 
-def _raise_at_next_line(frames: list[FrameType], error: type[KeyboardInterrupt]) -> None:
-    """Raise ``error`` at the next line (or return) that one of ``frames`` (the innermost first, then its
-    callers) runs, by a trace function that removes itself when it fires."""
-    global _pending
-    before = sys.gettrace()
+def _untrace() -> None:
+    """Take back :func:`_raise_next`'s trace (it fired, or the block ends with a stop still waiting)."""
+    for f in _waiting:
+        f.f_trace = None
+        f.f_trace_opcodes = False
+    _waiting.clear()
+    sys.settrace(None)
 
-    def fire(frame: FrameType, event: str, _arg: object):
-        global _pending
-        if event not in ("line", "return") or not _pending:
+
+def _raise_next(frames: list[FrameType], error: type[KeyboardInterrupt]) -> None:
+    """Raise ``error`` at the next instruction that one of ``frames`` (the innermost first, then its
+    callers) runs, by a trace function that takes itself back when it fires."""
+
+    def fire(_frame: FrameType, event: str, _arg: object):
+        if not _waiting or event not in ("opcode", "line", "return"):
             return fire
-        _pending = False
-        for f in frames:
-            f.f_trace = None
-        sys.settrace(before)
+        _untrace()
         raise error
 
-    _pending = True
+    _waiting.extend(frames)
     for f in frames:
         f.f_trace = fire
+        f.f_trace_opcodes = True  # at the instruction after the compiled call, inside its try
     sys.settrace(lambda *_: None)  # tracing on for the frames above; none for the frames they call
 
 
 def _stop(error: type[KeyboardInterrupt], frame: FrameType | None) -> None:
-    """Raise ``error`` where the signal came, or, inside numba's own Python code, at the next line of the
-    first frame outside it (:func:`_in_numba`)."""
-    if _pending:  # a stop already waits for its line
+    """Raise ``error`` where the signal came, or, inside numba's own Python code, at the next instruction
+    of the first frame outside it (:func:`_in_numba`).  Under a debugger or a coverage tool (a trace
+    function set already), raise it where it came: their trace comes first."""
+    if _waiting:  # a stop already waits for its instruction
         return
     outside = frame
     while outside is not None and _in_numba(outside):
         outside = outside.f_back
-    if outside is frame or outside is None:
+    if outside is frame or outside is None or sys.gettrace() is not None:
         raise error
     callers = []
     while outside is not None:
         callers.append(outside)
         outside = outside.f_back
-    _raise_at_next_line(callers, error)
+    _raise_next(callers, error)
 
 
 def _interrupted(_signum: int, frame: FrameType | None) -> None:
@@ -92,7 +96,6 @@ def signals_stop_cleanly() -> Iterator[None]:
     where Python code runs, never inside numba's callbacks from compiled code (:func:`_in_numba`).  In the
     main thread (elsewhere nothing changes); a SIGINT that was ignored (a background job's) stays ignored,
     and the handlers before are put back after."""
-    global _pending
     if threading.current_thread() is not threading.main_thread():  # only the main thread has handlers
         yield
         return
@@ -103,7 +106,8 @@ def signals_stop_cleanly() -> Iterator[None]:
     try:
         yield
     finally:
-        _pending = False
+        if _waiting:
+            _untrace()
         signal.signal(signal.SIGTERM, before_term if before_term is not None else signal.SIG_DFL)
         if before_int is signal.default_int_handler:
             signal.signal(signal.SIGINT, before_int)

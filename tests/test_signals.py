@@ -38,8 +38,8 @@ def _stop_in_compiled_code(sig: int, delay: float, call=_busy) -> str:
     _busy(10)  # compiled before the clock starts
     timer = threading.Timer(delay, os.kill, (os.getpid(), sig))
     with signals_stop_cleanly():
-        timer.start()
         try:
+            timer.start()
             while True:
                 call(200_000)
         except Terminated:
@@ -59,6 +59,45 @@ def test_a_signal_during_compiled_code_stops_as_an_interrupt_never_a_system_erro
     want = "Terminated" if sig == signal.SIGTERM else "KeyboardInterrupt"
     assert seen == [want] * 12, seen
     assert sys.gettrace() is None  # the trace that raised it has removed itself
+
+
+def test_the_stop_comes_inside_the_try_around_the_compiled_call():
+    # The compiled call is the last statement of a try in a loop: the stop must come before the loop's
+    # next line (raised at a line, it would come outside the try).
+    _busy(10)
+    caught = []
+    timer = threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT))
+    with signals_stop_cleanly():
+        try:
+            timer.start()
+            for _ in range(100_000):
+                try:
+                    _busy(200_000)
+                except KeyboardInterrupt:
+                    caught.append("inside")
+                    break
+        except KeyboardInterrupt:
+            caught.append("outside")
+        finally:
+            timer.join()
+    assert caught == ["inside"]
+    assert sys.gettrace() is None
+
+
+def test_a_trace_function_set_before_is_kept():
+    # Under a debugger or a coverage tool the stop is raised where it comes, and their trace stays.
+    def tracer(frame, event, arg):
+        return None
+
+    sys.settrace(tracer)
+    try:
+        with signals_stop_cleanly(), pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):
+                pass
+        assert sys.gettrace() is tracer
+    finally:
+        sys.settrace(None)
 
 
 def test_the_handlers_before_are_put_back_and_an_ignored_sigint_stays_ignored():
