@@ -51,7 +51,7 @@ def _raise_next(frames: list[FrameType], error: type[KeyboardInterrupt]) -> None
     callers) runs, by a trace function that takes itself back when it fires."""
 
     def fire(_frame: FrameType, event: str, _arg: object):
-        if not _waiting or event not in ("opcode", "line", "return"):
+        if event != "opcode":  # (every instruction of these frames comes as one, before its line or return)
             return fire
         _untrace()
         raise error
